@@ -1,0 +1,123 @@
+package bench
+
+import (
+	"time"
+)
+
+// ManifestFile and InstancesFile are the two files of a dataset version
+// folder, data/datasets/<name>/<version>/.
+const (
+	ManifestFile  = "dataset.toml"
+	InstancesFile = "instances.jsonl"
+)
+
+// Manifest describes one version of a dataset.
+type Manifest struct {
+	Name        string       `toml:"name"`
+	Title       string       `toml:"title"`
+	Version     string       `toml:"version"`
+	ReleaseDate time.Time    `toml:"release_date"`
+	Description string       `toml:"description"`
+	PaperURL    string       `toml:"paper_url"`
+	SourceURL   string       `toml:"source_url"`
+	Repos       []Repository `toml:"repositories"`
+	Splits      []Split      `toml:"splits"`
+}
+
+// Split is a named subset of a dataset version. A dataset published without
+// its instances (only described) gives Size; otherwise Instances lists the
+// ids, and Size, when given, must agree.
+type Split struct {
+	Name        string   `toml:"name"`
+	Description string   `toml:"description"`
+	Size        int      `toml:"size"`
+	Instances   []string `toml:"instances"`
+}
+
+// Repository is one source repository of a dataset. Reported holds gold
+// statistics published for it when the instances themselves are not here.
+type Repository struct {
+	Name     string     `toml:"name"`
+	URL      string     `toml:"url"`
+	License  string     `toml:"license"`
+	Reported *RepoStats `toml:"reported"`
+}
+
+// RepoStats are published per-repository averages of the gold solution.
+type RepoStats struct {
+	Source     string `toml:"source"`
+	Lines      Figure `toml:"lines"`
+	Files      Figure `toml:"files"`
+	Functions  Figure `toml:"functions"`
+	TestPoints Figure `toml:"test_points"`
+}
+
+// Dataset is a loaded dataset version.
+type Dataset struct {
+	Manifest
+	Dir       string      // the version folder, for messages
+	Instances []*Instance // nil when only described
+	byID      map[string]*Instance
+	splits    map[string]*Split
+}
+
+// Key is "name/version", the dataset's place under data/datasets and
+// data/submissions.
+func (d *Dataset) Key() string { return d.Name + "/" + d.Version }
+
+// DisplayName is the title with the version, e.g. "FeatureBench v1.0".
+func (d *Dataset) DisplayName() string {
+	t := d.Title
+	if t == "" {
+		t = d.Name
+	}
+	return t + " " + d.Version
+}
+
+// HasInstances reports whether the instances themselves are present.
+func (d *Dataset) HasInstances() bool { return len(d.Instances) > 0 }
+
+// Instance returns the instance with the id, or nil.
+func (d *Dataset) Instance(id string) *Instance { return d.byID[id] }
+
+// Split returns the named split, or nil.
+func (d *Dataset) Split(name string) *Split { return d.splits[name] }
+
+// SplitSize is the number of instances in a split: the denominator of the
+// resolved rate.
+func (d *Dataset) SplitSize(name string) int {
+	s := d.splits[name]
+	if s == nil {
+		return 0
+	}
+	if len(s.Instances) > 0 {
+		return len(s.Instances)
+	}
+	return s.Size
+}
+
+// SplitInstances returns the instances of a split in manifest order, or nil
+// when the dataset is only described.
+func (d *Dataset) SplitInstances(name string) []*Instance {
+	s := d.splits[name]
+	if s == nil || !d.HasInstances() {
+		return nil
+	}
+	out := make([]*Instance, 0, len(s.Instances))
+	for _, id := range s.Instances {
+		if in := d.byID[id]; in != nil {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// Repository returns the repository entry with the name, or nil.
+func (d *Dataset) Repository(name string) *Repository {
+	for i := range d.Repos {
+		if d.Repos[i].Name == name {
+			return &d.Repos[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"time"
+)
+
+// MetadataFile and ResultsFile are the files of a submission folder,
+// data/submissions/<name>/<version>/<split>/<YYYYMMDD>_<slug>/.
+const (
+	MetadataFile = "metadata.toml"
+	ResultsFile  = "results.jsonl"
+)
+
+// Metadata describes the system behind a submission.
+type Metadata struct {
+	Name          string    `toml:"name"` // display name, e.g. "Codex + GPT-5.1-Codex"
+	Scaffold      string    `toml:"scaffold"`
+	Model         string    `toml:"model"`
+	Organisations []string  `toml:"organisations"`
+	Date          time.Time `toml:"date"`
+	SiteURL       string    `toml:"site_url"`
+	ReportURL     string    `toml:"report_url"`
+	OpenWeights   bool      `toml:"open_weights"`
+	OpenScaffold  bool      `toml:"open_scaffold"`
+	Attempts      int       `toml:"attempts"` // tries per instance; 1 when not given
+	Checked       bool      `toml:"checked"`  // re-run by the maintainers
+	Tags          []string  `toml:"tags"`
+	Notes         string    `toml:"notes"`
+	Reported      *Reported `toml:"reported"`
+}
+
+// Reported is an aggregate published without per-instance data. The site
+// shows it as published and marks it "reported, not recomputed".
+type Reported struct {
+	Source    string            `toml:"source"`
+	Resolved  Figure            `toml:"resolved"`
+	Passed    Figure            `toml:"passed"`
+	TokensIn  Figure            `toml:"tokens_in"`
+	TokensOut Figure            `toml:"tokens_out"`
+	Cost      Figure            `toml:"cost"`
+	Levels    map[string]*Score `toml:"levels"` // "L1", "L2"
+	Repos     map[string]*Score `toml:"repos"`  // repository name
+}
+
+// Score is a reported breakdown: one level or one repository.
+type Score struct {
+	Source    string `toml:"source"`
+	Resolved  Figure `toml:"resolved"`
+	Passed    Figure `toml:"passed"`
+	TokensIn  Figure `toml:"tokens_in"`
+	TokensOut Figure `toml:"tokens_out"`
+}
+
+// Result is the evaluation of one prediction on one instance.
+type Result struct {
+	InstanceID   string   `json:"instance_id"`
+	Resolved     bool     `json:"resolved"`
+	PatchApplied bool     `json:"patch_applied"`
+	F2PPassed    []string `json:"f2p_passed"`
+	F2PFailed    []string `json:"f2p_failed"`
+	P2PPassed    []string `json:"p2p_passed"`
+	P2PFailed    []string `json:"p2p_failed"`
+	FilesChanged int      `json:"files_changed"`
+	TokensIn     *int64   `json:"tokens_in,omitempty"`
+	TokensOut    *int64   `json:"tokens_out,omitempty"`
+	Cost         *float64 `json:"cost,omitempty"`
+	FailureModes []string `json:"failure_modes,omitempty"`
+	// Dataset, when given, is "name/version" and must match the folder.
+	Dataset string `json:"dataset,omitempty"`
+
+	Line int `json:"-"`
+}
+
+// Submission is one system's entry on one split of one dataset version.
+type Submission struct {
+	Metadata
+	Dataset *Dataset
+	Split   string
+	Folder  string // <YYYYMMDD>_<slug>
+	Slug    string
+	Dir     string
+	// Results are per-instance results, nil for a reported aggregate.
+	Results []Result
+	byID    map[string]*Result
+}
+
+// ID is unique across all submissions: "name/version/split/folder".
+func (s *Submission) ID() string { return s.Dataset.Key() + "/" + s.Split + "/" + s.Folder }
+
+// PerInstance reports whether the submission's figures are computed from
+// per-instance results rather than reported.
+func (s *Submission) PerInstance() bool { return s.Reported == nil }
+
+// ResultFor returns the result for an instance id, or nil when the system
+// made no prediction for it.
+func (s *Submission) ResultFor(id string) *Result {
+	return s.byID[id]
+}
+
+func (s *Submission) index() {
+	s.byID = make(map[string]*Result, len(s.Results))
+	for i := range s.Results {
+		s.byID[s.Results[i].InstanceID] = &s.Results[i]
+	}
+}
