@@ -1,0 +1,90 @@
+// Package testenv finds the external programs that some featbench tests need
+// (a headless Chromium for the rendered-site tests, a Docker engine for the
+// evaluation tests) and decides what a test does when one is missing.
+//
+// It exists so that every such test handles a missing dependency the same
+// way: on a developer's machine the test is skipped with a message saying
+// how to install the program, while CI sets FEATBENCH_REQUIRE_BROWSER=1 or
+// FEATBENCH_REQUIRE_DOCKER=1 (see .ci/run) so that a missing program fails
+// the run instead of silently skipping the tests that need it.
+package testenv
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Chromium returns the path of a Chromium or Chrome binary for the test.
+//
+// It uses $FEATBENCH_CHROMIUM if set, else the first of chromium,
+// chromium-browser and google-chrome found in $PATH. If none is found the
+// test is skipped, or fails if FEATBENCH_REQUIRE_BROWSER=1.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("FEATBENCH_CHROMIUM"); p != "" {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+		missing(t, "FEATBENCH_REQUIRE_BROWSER",
+			"FEATBENCH_CHROMIUM="+p+" is not an executable",
+			"run scripts/provision-browser.sh or fix FEATBENCH_CHROMIUM")
+		return ""
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	missing(t, "FEATBENCH_REQUIRE_BROWSER",
+		"no Chromium found",
+		"run scripts/provision-browser.sh to install Debian's chromium, or set FEATBENCH_CHROMIUM to a Chrome/Chromium binary"+
+			" (looked for chromium, chromium-browser, google-chrome in PATH)")
+	return ""
+}
+
+// DockerHost returns the Docker engine address for the test, in the form of
+// DOCKER_HOST (for example "unix:///run/featbench-docker.sock").
+//
+// It uses $DOCKER_HOST if set (a unix:// address must name an existing
+// socket; other schemes are returned as they are), else the private engine
+// started by scripts/provision-docker.sh, else /var/run/docker.sock. If
+// none is usable the test is skipped, or fails if FEATBENCH_REQUIRE_DOCKER=1.
+func DockerHost(t testing.TB) string {
+	t.Helper()
+	const hint = "run `eval \"$(bash scripts/provision-docker.sh)\"` to start a private Docker engine and set DOCKER_HOST"
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		sock, ok := strings.CutPrefix(h, "unix://")
+		if !ok || isSocket(sock) {
+			return h
+		}
+		missing(t, "FEATBENCH_REQUIRE_DOCKER", "DOCKER_HOST="+h+" is not a socket", hint)
+		return ""
+	}
+	for _, sock := range []string{"/run/featbench-docker.sock", "/var/run/docker.sock"} {
+		if isSocket(sock) {
+			return "unix://" + sock
+		}
+	}
+	missing(t, "FEATBENCH_REQUIRE_DOCKER",
+		"no Docker engine found (DOCKER_HOST unset, no /run/featbench-docker.sock or /var/run/docker.sock)",
+		hint)
+	return ""
+}
+
+func isSocket(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().Type() == fs.ModeSocket
+}
+
+// missing skips the test, or fails it when the environment variable
+// require is set to 1.
+func missing(t testing.TB, require, what, hint string) {
+	t.Helper()
+	if os.Getenv(require) == "1" {
+		t.Fatalf("%s=1 but %s: %s", require, what, hint)
+	}
+	t.Skipf("%s: %s (set %s=1 to make this a failure)", what, hint, require)
+}

@@ -1,0 +1,206 @@
+package site
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/metrics"
+	"github.com/featbench/featbench/templates"
+)
+
+// urls builds every site URL from the base path, so a GitHub Pages project
+// subpath works. Each URL is a folder ending in "/" or a file.
+type urls struct{ base string }
+
+func (u urls) dataset(ds *bench.Dataset) string {
+	return u.base + "datasets/" + ds.Name + "/" + ds.Version + "/"
+}
+func (u urls) board(ds *bench.Dataset, split string) string {
+	return u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/" + split + "/"
+}
+func (u urls) instance(ds *bench.Dataset, id string) string {
+	return u.dataset(ds) + "instances/" + id + "/"
+}
+func (u urls) system(ds *bench.Dataset, slug string) string {
+	return u.dataset(ds) + "systems/" + slug + "/"
+}
+func (u urls) repos(ds *bench.Dataset) string  { return u.dataset(ds) + "repos/" }
+func (u urls) charts(ds *bench.Dataset) string { return u.dataset(ds) + "charts/" }
+func (u urls) compare(ds *bench.Dataset, split string) string {
+	return u.dataset(ds) + "compare/" + split + "/"
+}
+func (u urls) download(ds *bench.Dataset, split string) string {
+	return u.dataset(ds) + split + ".jsonl"
+}
+
+// entry is one submission on its board, with its computed figures.
+type entry struct {
+	sub    *bench.Submission
+	score  metrics.Score         // per-instance submissions only
+	levels map[int]metrics.Score // per-instance submissions only
+	row    templates.Row
+}
+
+// board is a dataset version's split with its entries, best first.
+type board struct {
+	ds      *bench.Dataset
+	split   string
+	entries []*entry
+}
+
+// model is everything computed from the data once, before rendering.
+type model struct {
+	data   *bench.Data
+	u      urls
+	boards []*board // by dataset, then split in manifest order
+}
+
+func newModel(data *bench.Data, u urls) *model {
+	m := &model{data: data, u: u}
+	for _, ds := range data.Datasets {
+		for _, sp := range ds.Splits {
+			m.boards = append(m.boards, m.newBoard(ds, sp.Name))
+		}
+	}
+	return m
+}
+
+func (m *model) board(ds *bench.Dataset, split string) *board {
+	for _, b := range m.boards {
+		if b.ds == ds && b.split == split {
+			return b
+		}
+	}
+	return nil
+}
+
+func (m *model) newBoard(ds *bench.Dataset, split string) *board {
+	b := &board{ds: ds, split: split}
+	instances := ds.SplitInstances(split)
+	byLevel := map[int][]*bench.Instance{}
+	for _, in := range instances {
+		byLevel[in.Level] = append(byLevel[in.Level], in)
+	}
+	for _, s := range m.data.SubmissionsFor(ds, split) {
+		e := &entry{sub: s}
+		if s.PerInstance() {
+			e.score = metrics.Compute(instances, s.ResultFor)
+			e.levels = map[int]metrics.Score{}
+			for lvl, ins := range byLevel {
+				e.levels[lvl] = metrics.Compute(ins, s.ResultFor)
+			}
+		}
+		e.row = m.row(e)
+		b.entries = append(b.entries, e)
+	}
+	sort.SliceStable(b.entries, func(i, j int) bool {
+		a, c := b.entries[i].row, b.entries[j].row
+		if a.Resolved.Sort != c.Resolved.Sort {
+			return a.Resolved.Sort > c.Resolved.Sort
+		}
+		if a.Passed.Sort != c.Passed.Sort {
+			return a.Passed.Sort > c.Passed.Sort
+		}
+		return a.Name < c.Name
+	})
+	// Equal figures share a rank.
+	for i, e := range b.entries {
+		e.row.Rank = i + 1
+		if i > 0 {
+			p := b.entries[i-1].row
+			if p.Resolved.Sort == e.row.Resolved.Sort && p.Passed.Sort == e.row.Passed.Sort {
+				e.row.Rank = p.Rank
+			}
+		}
+	}
+	return b
+}
+
+func (m *model) row(e *entry) templates.Row {
+	s := e.sub
+	r := templates.Row{
+		Name:          s.Name,
+		URL:           m.u.system(s.Dataset, s.Slug),
+		Scaffold:      s.Scaffold,
+		Model:         s.Model,
+		Organisations: strings.Join(s.Organisations, ", "),
+		Date:          date(s.Date),
+		OpenScaffold:  s.OpenScaffold,
+		OpenWeights:   s.OpenWeights,
+		Checked:       s.Checked,
+		Attempts:      s.Attempts,
+		Tags:          s.Tags,
+		SiteURL:       s.SiteURL,
+		ReportURL:     s.ReportURL,
+		L1Resolved:    missing(),
+		L2Resolved:    missing(),
+	}
+	if rep := s.Reported; rep != nil {
+		r.Reported = true
+		r.Source = rep.Source
+		r.Resolved = figureCell(rep.Resolved)
+		r.Passed = figureCell(rep.Passed)
+		r.TokensIn = figureCell(rep.TokensIn)
+		r.TokensOut = figureCell(rep.TokensOut)
+		r.Cost = figureCell(rep.Cost)
+		if l := rep.Levels["L1"]; l != nil {
+			r.L1Resolved = figureCell(l.Resolved)
+		}
+		if l := rep.Levels["L2"]; l != nil {
+			r.L2Resolved = figureCell(l.Resolved)
+		}
+		return r
+	}
+	sc := e.score
+	r.Resolved = pctCell(sc.ResolvedRate(), 1)
+	r.Resolved.Note = intervalNote(sc.Interval())
+	r.Passed = pctCell(sc.PassedRate(), 2)
+	r.TokensIn = tokenCell(sc.TokensIn())
+	r.TokensOut = tokenCell(sc.TokensOut())
+	r.Cost = costCell(sc.Cost())
+	if l, ok := e.levels[1]; ok && l.Instances > 0 {
+		r.L1Resolved = pctCell(l.ResolvedRate(), 1)
+	}
+	if l, ok := e.levels[2]; ok && l.Instances > 0 {
+		r.L2Resolved = pctCell(l.ResolvedRate(), 1)
+	}
+	return r
+}
+
+// view is the board as the templates want it.
+func (m *model) view(b *board, id string) *templates.Board {
+	v := &templates.Board{
+		ID:         id,
+		Dataset:    b.ds.DisplayName(),
+		DatasetURL: m.u.dataset(b.ds),
+		Split:      b.split,
+		Size:       b.ds.SplitSize(b.split),
+		URL:        m.u.board(b.ds, b.split),
+		CSVURL:     m.u.board(b.ds, b.split) + "board.csv",
+		JSONURL:    m.u.board(b.ds, b.split) + "board.json",
+	}
+	for _, sp := range b.ds.Splits {
+		v.Splits = append(v.Splits, templates.Link{Title: sp.Name, URL: m.u.board(b.ds, sp.Name), Current: sp.Name == b.split})
+	}
+	tags := map[string]bool{}
+	for _, e := range b.entries {
+		r := e.row
+		v.Rows = append(v.Rows, r)
+		v.HasLevels = v.HasLevels || !r.L1Resolved.Missing || !r.L2Resolved.Missing
+		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing
+		v.HasCost = v.HasCost || !r.Cost.Missing
+		if e.sub.PerInstance() {
+			v.HasCI = true
+			v.CompareURL = m.u.compare(b.ds, b.split)
+		}
+		for _, t := range r.Tags {
+			tags[t] = true
+		}
+	}
+	for t := range tags {
+		v.Tags = append(v.Tags, t)
+	}
+	sort.Strings(v.Tags)
+	return v
+}

@@ -1,0 +1,536 @@
+package site
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/metrics"
+	"github.com/featbench/featbench/templates"
+)
+
+// page is one output file: its URL and how to render it.
+type page struct {
+	url    string // site URL, base-prefixed; folders end in "/"
+	html   bool   // listed in the sitemap
+	render func() (templ.Component, []byte, error)
+}
+
+func (b *builder) frame(title, desc string, crumbs ...templates.Link) templates.Page {
+	return templates.Page{Site: b.site, Title: title, Description: desc, Crumbs: crumbs}
+}
+
+func (b *builder) home() templ.Component {
+	h := &templates.Home{
+		Page:  b.frame("", b.cfg.Description),
+		Intro: b.cfg.Description,
+	}
+	for _, bd := range b.cfg.Badges {
+		h.Badges = append(h.Badges, templates.Badge{Label: bd.Label, Value: bd.Value, URL: b.link(bd.URL)})
+	}
+	if hb := b.headline(); hb != nil {
+		h.Board = b.m.view(hb, "board-home")
+	}
+	for _, bd := range b.m.boards {
+		h.Boards = append(h.Boards, templates.Link{
+			Title: fmt.Sprintf("%s — %s (%d systems)", bd.ds.DisplayName(), bd.split, len(bd.entries)),
+			URL:   b.m.u.board(bd.ds, bd.split),
+		})
+	}
+	h.Changes = b.changes()
+	return templates.HomePage(h)
+}
+
+// headline is the board the home page shows: the configured default
+// dataset and split, else the newest dataset's first split.
+func (b *builder) headline() *board {
+	var ds *bench.Dataset
+	if b.cfg.DefaultDataset != "" {
+		ds = b.data.Dataset(b.cfg.DefaultDataset)
+	}
+	if ds == nil && len(b.data.Datasets) > 0 {
+		ds = b.data.Datasets[len(b.data.Datasets)-1]
+	}
+	if ds == nil {
+		return nil
+	}
+	if bd := b.m.board(ds, b.cfg.DefaultSplit); bd != nil {
+		return bd
+	}
+	return b.m.board(ds, ds.Splits[0].Name)
+}
+
+// changes is the dated log of leaderboard changes: submissions grouped by
+// day and board, newest first.
+func (b *builder) changes() []templates.Change {
+	type key struct {
+		day   string
+		ds    *bench.Dataset
+		split string
+	}
+	groups := map[key][]*bench.Submission{}
+	var keys []key
+	for _, s := range b.data.Submissions {
+		k := key{date(s.Date), s.Dataset, s.Split}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], s)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].day != keys[j].day {
+			return keys[i].day > keys[j].day
+		}
+		if keys[i].ds.Key() != keys[j].ds.Key() {
+			return keys[i].ds.Key() < keys[j].ds.Key()
+		}
+		return keys[i].split < keys[j].split
+	})
+	var out []templates.Change
+	for _, k := range keys {
+		subs := groups[k]
+		names := make([]string, len(subs))
+		for i, s := range subs {
+			names[i] = s.Name
+		}
+		sort.Strings(names)
+		title := fmt.Sprintf("%d systems added to %s %s", len(subs), k.ds.DisplayName(), k.split)
+		if len(subs) == 1 {
+			title = fmt.Sprintf("%s added to %s %s", subs[0].Name, k.ds.DisplayName(), k.split)
+		}
+		out = append(out, templates.Change{
+			Date:    k.day,
+			Title:   title,
+			Summary: strings.Join(names, "; "),
+			URL:     b.m.u.board(k.ds, k.split),
+		})
+	}
+	return out
+}
+
+func (b *builder) boardPage(bd *board) templ.Component {
+	v := b.m.view(bd, "board")
+	p := b.frame(fmt.Sprintf("%s %s leaderboard", bd.ds.DisplayName(), bd.split),
+		fmt.Sprintf("Leaderboard of %s, %s split: %% resolved, %% passed and token I/O per system.", bd.ds.DisplayName(), bd.split),
+		templates.Link{Title: "Home", URL: b.m.u.base},
+		templates.Link{Title: bd.ds.DisplayName(), URL: b.m.u.dataset(bd.ds)},
+		templates.Link{Title: bd.split})
+	return templates.BoardPage(p, v)
+}
+
+func (b *builder) datasetIndex() templ.Component {
+	d := &templates.DatasetIndex{Page: b.frame("Datasets", "Every dataset version of the benchmark.",
+		templates.Link{Title: "Home", URL: b.m.u.base}, templates.Link{Title: "Datasets"})}
+	for _, ds := range b.data.Datasets {
+		s := templates.DatasetSummary{
+			Title:       ds.DisplayName(),
+			URL:         b.m.u.dataset(ds),
+			Version:     ds.Version,
+			Released:    date(ds.ReleaseDate),
+			Repos:       len(ds.Repos),
+			Description: ds.Description,
+		}
+		var sizes []string
+		for _, sp := range ds.Splits {
+			s.Splits = append(s.Splits, templates.Link{Title: sp.Name, URL: b.m.u.board(ds, sp.Name)})
+			sizes = append(sizes, fmt.Sprintf("%s %d", sp.Name, ds.SplitSize(sp.Name)))
+		}
+		s.Instances = strings.Join(sizes, ", ")
+		d.Datasets = append(d.Datasets, s)
+	}
+	return templates.DatasetIndexPage(d)
+}
+
+// instanceFacts are per-instance figures several pages share.
+type instanceFacts struct {
+	splits    map[string][]string // instance id -> split names
+	evaluated map[string]int      // instance id -> systems evaluated on it
+	resolved  map[string]int      // instance id -> systems that resolved it
+}
+
+// facts gathers, per instance, its splits and how many distinct systems
+// (by slug) were evaluated on it and resolved it. A system evaluated on a
+// split is evaluated on all its instances: a missing prediction counts.
+func (b *builder) facts(ds *bench.Dataset) *instanceFacts {
+	if f, ok := b.factCache[ds]; ok {
+		return f
+	}
+	f := &instanceFacts{splits: map[string][]string{}, evaluated: map[string]int{}, resolved: map[string]int{}}
+	for _, sp := range ds.Splits {
+		for _, id := range sp.Instances {
+			f.splits[id] = append(f.splits[id], sp.Name)
+		}
+	}
+	type pair struct{ slug, id string }
+	eval, res := map[pair]bool{}, map[pair]bool{}
+	for _, s := range b.data.Submissions {
+		if s.Dataset != ds || !s.PerInstance() {
+			continue
+		}
+		for _, id := range ds.Split(s.Split).Instances {
+			eval[pair{s.Slug, id}] = true
+		}
+		for i := range s.Results {
+			if s.Results[i].Resolved {
+				res[pair{s.Slug, s.Results[i].InstanceID}] = true
+			}
+		}
+	}
+	for p := range eval {
+		f.evaluated[p.id]++
+	}
+	for p := range res {
+		f.resolved[p.id]++
+	}
+	b.factCache[ds] = f
+	return f
+}
+
+// difficulty is the share of evaluated systems that resolved the instance.
+func (f *instanceFacts) difficulty(id string) templates.Cell {
+	n := f.evaluated[id]
+	if n == 0 {
+		return missing()
+	}
+	k := f.resolved[id]
+	rate := float64(k) / float64(n)
+	return templates.Cell{Text: fmt.Sprintf("%d of %d (%.0f%%)", k, n, rate*100), Sort: rate}
+}
+
+func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
+	d := &templates.DatasetPage{
+		Page: b.frame(ds.DisplayName(), ds.Description,
+			templates.Link{Title: "Home", URL: b.m.u.base},
+			templates.Link{Title: "Datasets", URL: b.m.u.base + "datasets/"},
+			templates.Link{Title: ds.DisplayName()}),
+		Title:       ds.Title,
+		Version:     ds.Version,
+		Released:    date(ds.ReleaseDate),
+		Description: ds.Description,
+		PaperURL:    ds.PaperURL,
+		SourceURL:   ds.SourceURL,
+		ReposURL:    b.m.u.repos(ds),
+		ChartsURL:   b.m.u.charts(ds),
+		Described:   !ds.HasInstances(),
+	}
+	if d.Title == "" {
+		d.Title = ds.Name
+	}
+	for _, other := range b.data.Datasets {
+		if other.Name == ds.Name {
+			d.Versions = append(d.Versions, templates.Link{Title: other.Version, URL: b.m.u.dataset(other), Current: other == ds})
+		}
+	}
+	for _, sp := range ds.Splits {
+		bd := b.m.board(ds, sp.Name)
+		info := templates.SplitInfo{
+			Name: sp.Name, Description: sp.Description, Size: ds.SplitSize(sp.Name),
+			BoardURL: b.m.u.board(ds, sp.Name), Systems: len(bd.entries),
+		}
+		if ds.HasInstances() {
+			info.DownloadURL = b.m.u.download(ds, sp.Name)
+		}
+		for _, e := range bd.entries {
+			if e.sub.PerInstance() {
+				info.CompareURL = b.m.u.compare(ds, sp.Name)
+				break
+			}
+		}
+		d.Splits = append(d.Splits, info)
+	}
+	for _, r := range ds.Repos {
+		d.Repos = append(d.Repos, r.Name)
+	}
+	f := b.facts(ds)
+	for _, in := range ds.Instances {
+		d.Instances = append(d.Instances, templates.InstanceRow{
+			ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level,
+			Lines: in.Lines, F2P: len(in.FailToPass), Splits: strings.Join(f.splits[in.InstanceID], ", "),
+			Difficulty: f.difficulty(in.InstanceID),
+		})
+	}
+	return templates.DatasetVersionPage(d)
+}
+
+// repoSplit is the split whose per-repository tables a dataset shows: the
+// configured default split when the dataset has it, else its first.
+func (b *builder) repoSplit(ds *bench.Dataset) string {
+	if ds.Split(b.cfg.DefaultSplit) != nil {
+		return b.cfg.DefaultSplit
+	}
+	return ds.Splits[0].Name
+}
+
+func (b *builder) reposPage(ds *bench.Dataset) templ.Component {
+	split := b.repoSplit(ds)
+	r := &templates.ReposPage{
+		Page: b.frame(ds.DisplayName()+" per repository", "Per-repository statistics and results of "+ds.DisplayName()+".",
+			templates.Link{Title: "Home", URL: b.m.u.base},
+			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
+			templates.Link{Title: "Per repository"}),
+		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds), Split: split,
+	}
+	r.Stats = b.repoStats(ds)
+	for _, e := range b.m.board(ds, split).entries {
+		if t := b.repoScores(e); t != nil {
+			r.Systems = append(r.Systems, *t)
+		}
+	}
+	return templates.ReposPageView(r)
+}
+
+// repoStats is the gold statistics per repository: computed from the
+// instances when they are here, else as published.
+func (b *builder) repoStats(ds *bench.Dataset) templates.RepoStatsTable {
+	var t templates.RepoStatsTable
+	byRepo := map[string][]*bench.Instance{}
+	for _, in := range ds.Instances {
+		byRepo[in.Repo] = append(byRepo[in.Repo], in)
+	}
+	for _, repo := range ds.Repos {
+		row := templates.RepoStatsRow{Repo: repo.Name, License: repo.License}
+		if ins := byRepo[repo.Name]; len(ins) > 0 {
+			t.Source = "computed from the instances"
+			mean := func(get func(*bench.Instance) int) templates.Cell {
+				sum := 0
+				for _, in := range ins {
+					sum += get(in)
+				}
+				v := float64(sum) / float64(len(ins))
+				return templates.Cell{Text: strconv.FormatFloat(v, 'f', 1, 64), Sort: v}
+			}
+			row.Instances = templates.Cell{Text: strconv.Itoa(len(ins)), Sort: float64(len(ins))}
+			row.Lines = mean(func(in *bench.Instance) int { return in.Lines })
+			row.Files = mean(func(in *bench.Instance) int { return in.Files })
+			row.Functions = mean(func(in *bench.Instance) int { return in.Functions })
+			row.TestPoints = mean(func(in *bench.Instance) int { return in.F2PTestPoints })
+		} else if rs := repo.Reported; rs != nil {
+			t.Source = rs.Source
+			row.Instances = missing()
+			row.Lines, row.Files = figureCell(rs.Lines), figureCell(rs.Files)
+			row.Functions, row.TestPoints = figureCell(rs.Functions), figureCell(rs.TestPoints)
+		} else {
+			row.Instances, row.Lines, row.Files, row.Functions, row.TestPoints = missing(), missing(), missing(), missing(), missing()
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// repoScores is a system's per-repository table on its board, or nil when
+// there is none.
+func (b *builder) repoScores(e *entry) *templates.RepoSystemTable {
+	s := e.sub
+	ds := s.Dataset
+	t := &templates.RepoSystemTable{
+		ID:   "repos-" + s.Slug,
+		Name: s.Name,
+		URL:  b.m.u.system(ds, s.Slug),
+	}
+	if rep := s.Reported; rep != nil {
+		if len(rep.Repos) == 0 {
+			return nil
+		}
+		sources := map[string]bool{}
+		for _, repo := range ds.Repos {
+			sc := rep.Repos[repo.Name]
+			if sc == nil {
+				continue
+			}
+			sources[sc.Source] = true
+			t.Rows = append(t.Rows, templates.RepoScoreRow{
+				Repo: repo.Name, Passed: figureCell(sc.Passed), Resolved: figureCell(sc.Resolved),
+				TokensIn: figureCell(sc.TokensIn), TokensOut: figureCell(sc.TokensOut),
+			})
+		}
+		for src := range sources {
+			if t.Source != "" {
+				t.Source += "; "
+			}
+			t.Source += src
+		}
+		return t
+	}
+	byRepo := map[string][]*bench.Instance{}
+	for _, in := range ds.SplitInstances(s.Split) {
+		byRepo[in.Repo] = append(byRepo[in.Repo], in)
+	}
+	t.Source = "computed from per-instance results (" + s.Split + ")"
+	for _, repo := range ds.Repos {
+		ins := byRepo[repo.Name]
+		if len(ins) == 0 {
+			continue
+		}
+		sc := metrics.Compute(ins, s.ResultFor)
+		t.Rows = append(t.Rows, templates.RepoScoreRow{
+			Repo: repo.Name, Instances: len(ins),
+			Passed: pctCell(sc.PassedRate(), 1), Resolved: pctCell(sc.ResolvedRate(), 1),
+			TokensIn: tokenCell(sc.TokensIn()), TokensOut: tokenCell(sc.TokensOut()),
+		})
+	}
+	return t
+}
+
+// systems groups a dataset version's submissions by slug: one system page
+// each, covering every split it was submitted to.
+func (b *builder) systems(ds *bench.Dataset) map[string][]*entry {
+	out := map[string][]*entry{}
+	for _, bd := range b.m.boards {
+		if bd.ds != ds {
+			continue
+		}
+		for _, e := range bd.entries {
+			out[e.sub.Slug] = append(out[e.sub.Slug], e)
+		}
+	}
+	return out
+}
+
+func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Component {
+	// The newest submission describes the system.
+	latest := entries[0].sub
+	for _, e := range entries {
+		if e.sub.Date.After(latest.Date) {
+			latest = e.sub
+		}
+	}
+	s := &templates.SystemPage{
+		Page: b.frame(latest.Name+" on "+ds.DisplayName(), "Results of "+latest.Name+" on "+ds.DisplayName()+".",
+			templates.Link{Title: "Home", URL: b.m.u.base},
+			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
+			templates.Link{Title: latest.Name}),
+		Name: latest.Name, Scaffold: latest.Scaffold, Model: latest.Model,
+		Organisations: strings.Join(latest.Organisations, ", "),
+		SiteURL:       latest.SiteURL, ReportURL: latest.ReportURL, Notes: latest.Notes, Tags: latest.Tags,
+		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
+	}
+	var results []bench.Result
+	solved := map[string]bool{}
+	for _, e := range entries {
+		bd := b.m.board(ds, e.sub.Split)
+		r := e.row
+		s.Splits = append(s.Splits, templates.SystemSplit{
+			Split: e.sub.Split, BoardURL: b.m.u.board(ds, e.sub.Split), Date: r.Date,
+			Rank: r.Rank, Of: len(bd.entries), Resolved: r.Resolved, Passed: r.Passed,
+			TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: r.Cost,
+			L1Resolved: r.L1Resolved, L2Resolved: r.L2Resolved, Reported: r.Reported, Source: r.Source,
+		})
+		if e.sub.Split == b.repoSplit(ds) || s.Repos == nil {
+			if t := b.repoScores(e); t != nil {
+				s.Repos = t
+			}
+		}
+		results = append(results, e.sub.Results...)
+		for i := range e.sub.Results {
+			if e.sub.Results[i].Resolved {
+				solved[e.sub.Results[i].InstanceID] = true
+			}
+		}
+	}
+	for _, c := range metrics.FailureModes(results) {
+		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})
+	}
+	for _, in := range ds.Instances {
+		if solved[in.InstanceID] {
+			s.Solved = append(s.Solved, templates.Link{Title: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID)})
+		}
+	}
+	return templates.SystemPageView(s)
+}
+
+func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (templ.Component, error) {
+	statement, err := b.mk.Markdown(in.ProblemStatement)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
+	}
+	patch, err := b.mk.Diff(in.Patch)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
+	}
+	var testPatch string
+	if in.TestPatch != "" {
+		if testPatch, err = b.mk.Diff(in.TestPatch); err != nil {
+			return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
+		}
+	}
+	f := b.facts(ds)
+	p := &templates.InstancePage{
+		Page: b.frame(in.InstanceID, fmt.Sprintf("Task instance %s of %s (%s).", in.InstanceID, ds.DisplayName(), in.Repo),
+			templates.Link{Title: "Home", URL: b.m.u.base},
+			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
+			templates.Link{Title: in.InstanceID}),
+		ID: in.InstanceID, Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
+		Repo: in.Repo, Level: in.Level, BaseCommit: in.BaseCommit, ImageName: in.ImageName,
+		Created: in.CreatedAt, Splits: strings.Join(f.splits[in.InstanceID], ", "),
+		Statement: statement, Patch: patch, TestPatch: testPatch,
+		PatchFiles: DiffFiles(in.Patch), TestFiles: DiffFiles(in.TestPatch),
+		FailToPass: in.FailToPass, PassToPass: in.PassToPass, TopObjects: in.TopObjects,
+		Difficulty: f.difficulty(in.InstanceID),
+		Stats: []templates.Count{
+			{Label: "Lines", N: in.Lines}, {Label: "Files", N: in.Files}, {Label: "Functions", N: in.Functions},
+			{Label: "F2P test points", N: in.F2PTestPoints}, {Label: "P2P test points", N: in.P2PTestPoints},
+		},
+	}
+	if len(in.RepoSettings) > 0 {
+		p.RepoSettings = string(in.RepoSettings)
+	}
+	for _, bd := range b.m.boards {
+		if bd.ds != ds {
+			continue
+		}
+		for _, e := range bd.entries {
+			r := e.sub.ResultFor(in.InstanceID)
+			if r == nil {
+				continue
+			}
+			p.Systems = append(p.Systems, templates.InstanceSystem{
+				Name: e.sub.Name, URL: b.m.u.system(ds, e.sub.Slug), Split: bd.split,
+				Resolved: r.Resolved, Applied: r.PatchApplied,
+				Passed:   fmt.Sprintf("%d of %d", len(r.F2PPassed), len(in.FailToPass)),
+				Failures: strings.Join(r.FailureModes, ", "),
+			})
+		}
+	}
+	return templates.InstancePageView(p), nil
+}
+
+func (b *builder) comparePage(bd *board) templ.Component {
+	ds := bd.ds
+	c := &templates.ComparePage{
+		Page: b.frame("Compare systems on "+ds.DisplayName()+" "+bd.split, "Instance-by-instance comparison of systems.",
+			templates.Link{Title: "Home", URL: b.m.u.base},
+			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
+			templates.Link{Title: "Compare " + bd.split}),
+		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds), Split: bd.split,
+	}
+	var subs []*bench.Submission
+	for _, e := range bd.entries {
+		if e.sub.PerInstance() {
+			subs = append(subs, e.sub)
+			c.Systems = append(c.Systems, templates.CompareSystem{
+				Key: e.sub.Folder, Name: e.sub.Name, URL: b.m.u.system(ds, e.sub.Slug), Resolved: e.score.Resolved,
+			})
+		}
+	}
+	for _, in := range ds.SplitInstances(bd.split) {
+		row := templates.CompareRow{ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level,
+			Resolved: make([]bool, len(subs)), Missing: make([]bool, len(subs))}
+		for i, s := range subs {
+			r := s.ResultFor(in.InstanceID)
+			row.Missing[i] = r == nil
+			row.Resolved[i] = r != nil && r.Resolved
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return templates.ComparePageView(c)
+}
+
+func round(v float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	return math.Round(v*p) / p
+}

@@ -1,0 +1,312 @@
+// Package site renders data/ into the static benchmark site: leaderboards,
+// dataset, repository, system and instance pages, charts, downloads, feed
+// and sitemap. It reads data only through the bench package and lays pages
+// out only through the templates package.
+package site
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/templates"
+)
+
+// Options says where a build reads from and writes to.
+type Options struct {
+	Root   string      // project root: featbench.toml, data/, package.json
+	Config config.Site // the [site] table of featbench.toml
+	// ConfigBytes is the raw featbench.toml, part of the input fingerprint.
+	ConfigBytes []byte
+	// CacheDir holds the npm install of the chart library; default
+	// <Root>/.cache/npm.
+	CacheDir string
+	// RequireLocalCharts makes a missing npm an error instead of a fall
+	// back to the CDN copy: CI and the browser test run offline.
+	RequireLocalCharts bool
+	// Now is the build date shown in the footer; default today.
+	Now time.Time
+	// Log receives progress messages; nil discards them.
+	Log io.Writer
+}
+
+// Report says what a build did.
+type Report struct {
+	Output   string // the output folder
+	UpToDate bool   // nothing changed since the last build: nothing done
+	Pages    int    // HTML pages
+	Files    int    // files in the site
+	Written  int    // files written because they changed
+	Removed  int    // stale files removed
+}
+
+func (o Options) dataDir() string   { return filepath.Join(o.Root, o.Config.Data) }
+func (o Options) outputDir() string { return filepath.Join(o.Root, o.Config.Output) }
+
+// Check loads and validates data/ without writing anything.
+func Check(ctx context.Context, opts Options) (*bench.Data, error) {
+	return bench.Load(ctx, opts.dataDir())
+}
+
+// builder holds one build's state.
+type builder struct {
+	cfg       config.Site
+	data      *bench.Data
+	m         *model
+	mk        *markup
+	site      *templates.Site
+	factCache map[*bench.Dataset]*instanceFacts
+}
+
+// Build validates data/ and renders the site into the output folder. When
+// the data is invalid nothing is written.
+func Build(ctx context.Context, opts Options) (Report, error) {
+	rep := Report{Output: opts.outputDir()}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	data, err := bench.Load(ctx, opts.dataDir())
+	if err != nil {
+		return rep, err
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	lib, err := chartLibrary(ctx, opts, logw)
+	if err != nil {
+		return rep, err
+	}
+	inputs, err := fingerprint(opts, lib)
+	if err != nil {
+		return rep, err
+	}
+	out := openOutput(opts.outputDir())
+	if out.upToDate(inputs) {
+		rep.UpToDate = true
+		rep.Files = len(out.prev.Files)
+		return rep, nil
+	}
+
+	base := opts.Config.BasePath()
+	b := &builder{
+		cfg:       opts.Config,
+		data:      data,
+		m:         newModel(data, urls{base: base}),
+		mk:        newMarkup(),
+		factCache: map[*bench.Dataset]*instanceFacts{},
+	}
+	b.site = &templates.Site{
+		Title:       opts.Config.Title,
+		Description: opts.Config.Description,
+		Base:        base,
+		Generated:   opts.Now.Format("2006-01-02"),
+		ChartsJS:    lib.url(base),
+		ChartsSRI:   lib.sri(),
+	}
+	b.site.Nav = b.nav()
+	// facts are cached per dataset and read by concurrent renders: fill
+	// the cache before rendering starts.
+	for _, ds := range data.Datasets {
+		b.facts(ds)
+	}
+
+	pages := b.pages()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, p := range pages {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			comp, raw, err := p.render()
+			if err != nil {
+				return err
+			}
+			if comp != nil {
+				var buf bytes.Buffer
+				if err := comp.Render(gctx, &buf); err != nil {
+					return fmt.Errorf("rendering %s: %w", p.url, err)
+				}
+				raw = buf.Bytes()
+			}
+			return out.write(b.rel(p.url), raw)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return rep, err
+	}
+	if err := b.writeAssets(out, lib); err != nil {
+		return rep, err
+	}
+	if err := b.writeSitemap(out, pages); err != nil {
+		return rep, err
+	}
+	removed, err := out.finish(inputs)
+	if err != nil {
+		return rep, err
+	}
+	for _, p := range pages {
+		if p.html {
+			rep.Pages++
+		}
+	}
+	rep.Files = len(out.files)
+	rep.Written = out.written
+	rep.Removed = removed
+	return rep, nil
+}
+
+// link resolves a configured link: a site path such as "datasets/" is
+// taken relative to the base path; URLs with a scheme stay as they are.
+func (b *builder) link(s string) string {
+	if s == "" || strings.Contains(s, "://") || strings.HasPrefix(s, "/") {
+		return s
+	}
+	return b.site.Base + s
+}
+
+// rel turns a site URL into its file under the output folder.
+func (b *builder) rel(url string) string {
+	r := strings.TrimPrefix(url, b.site.Base)
+	if r == "" || strings.HasSuffix(r, "/") {
+		r += "index.html"
+	}
+	return r
+}
+
+func (b *builder) nav() []templates.Link {
+	nav := []templates.Link{{Title: "Leaderboard", URL: b.site.Base}}
+	if hb := b.headline(); hb != nil {
+		nav[0].URL = b.m.u.board(hb.ds, hb.split)
+		nav = append(nav,
+			templates.Link{Title: "Per repository", URL: b.m.u.repos(hb.ds)},
+			templates.Link{Title: "Charts", URL: b.m.u.charts(hb.ds)})
+	}
+	nav = append(nav, templates.Link{Title: "Datasets", URL: b.site.Base + "datasets/"})
+	for _, l := range b.cfg.Links {
+		nav = append(nav, templates.Link{Title: l.Title, URL: b.link(l.URL)})
+	}
+	return nav
+}
+
+func component(c templ.Component) func() (templ.Component, []byte, error) {
+	return func() (templ.Component, []byte, error) { return c, nil, nil }
+}
+
+// pages lists every file of the site but the static assets. Components are
+// built lazily inside render so that the work runs concurrently.
+func (b *builder) pages() []page {
+	u := b.m.u
+	ps := []page{
+		{url: u.base, html: true, render: func() (templ.Component, []byte, error) { return b.home(), nil, nil }},
+		{url: u.base + "404.html", render: func() (templ.Component, []byte, error) {
+			return templates.NotFoundPage(&templates.NotFound{Page: b.frame("Page not found", "")}), nil, nil
+		}},
+		{url: u.base + "datasets/", html: true, render: func() (templ.Component, []byte, error) { return b.datasetIndex(), nil, nil }},
+		{url: u.base + "feed.xml", render: func() (templ.Component, []byte, error) { return nil, b.feed(), nil }},
+		{url: u.base + "robots.txt", render: func() (templ.Component, []byte, error) { return nil, b.robots(), nil }},
+	}
+	for _, bd := range b.m.boards {
+		ps = append(ps,
+			page{url: u.board(bd.ds, bd.split), html: true, render: func() (templ.Component, []byte, error) { return b.boardPage(bd), nil, nil }},
+			page{url: u.board(bd.ds, bd.split) + "board.csv", render: func() (templ.Component, []byte, error) {
+				raw, err := boardCSV(b.m.view(bd, "board"))
+				return nil, raw, err
+			}},
+			page{url: u.board(bd.ds, bd.split) + "board.json", render: func() (templ.Component, []byte, error) {
+				raw, err := boardJSON(b.m.view(bd, "board"))
+				return nil, raw, err
+			}},
+		)
+		if bd.ds.HasInstances() {
+			ps = append(ps, page{url: u.download(bd.ds, bd.split), render: func() (templ.Component, []byte, error) {
+				raw, err := splitJSONL(bd.ds, bd.split)
+				return nil, raw, err
+			}})
+		}
+		for _, e := range bd.entries {
+			if e.sub.PerInstance() {
+				ps = append(ps, page{url: u.compare(bd.ds, bd.split), html: true, render: func() (templ.Component, []byte, error) {
+					return b.comparePage(bd), nil, nil
+				}})
+				break
+			}
+		}
+	}
+	for _, ds := range b.data.Datasets {
+		ps = append(ps,
+			page{url: u.dataset(ds), html: true, render: func() (templ.Component, []byte, error) { return b.datasetPage(ds), nil, nil }},
+			page{url: u.repos(ds), html: true, render: func() (templ.Component, []byte, error) { return b.reposPage(ds), nil, nil }},
+			page{url: u.charts(ds), html: true, render: func() (templ.Component, []byte, error) { return b.chartsPage(ds), nil, nil }},
+		)
+		systems := b.systems(ds)
+		slugs := make([]string, 0, len(systems))
+		for slug := range systems {
+			slugs = append(slugs, slug)
+		}
+		sort.Strings(slugs)
+		for _, slug := range slugs {
+			entries := systems[slug]
+			ps = append(ps, page{url: u.system(ds, slug), html: true, render: func() (templ.Component, []byte, error) {
+				return b.systemPage(ds, entries), nil, nil
+			}})
+		}
+		for _, in := range ds.Instances {
+			ps = append(ps, page{url: u.instance(ds, in.InstanceID), html: true, render: func() (templ.Component, []byte, error) {
+				c, err := b.instancePage(ds, in)
+				return c, nil, err
+			}})
+		}
+	}
+	return ps
+}
+
+// fingerprint identifies every input of a build: the program itself (its
+// templates are compiled in), featbench.toml, each file under data/ by
+// size and modification time, and the chart library.
+func fingerprint(opts Options, lib *chartLib) (string, error) {
+	h := sha256.New()
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(h, "exe %s %d %d\n", exe, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	fmt.Fprintf(h, "config %x\n", sha256.Sum256(opts.ConfigBytes))
+	fmt.Fprintf(h, "options %+v\n", opts.Config)
+	fmt.Fprintf(h, "charts %s %s %d\n", lib.version, lib.file, len(lib.data))
+	fmt.Fprintf(h, "date %s\n", opts.Now.Format("2006-01-02"))
+	err := filepath.WalkDir(opts.dataDir(), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "data %s %d %d\n", path, fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("fingerprinting data: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
