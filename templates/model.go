@@ -265,27 +265,27 @@ type Count struct {
 // InstancePage shows one task instance.
 type InstancePage struct {
 	Page
-	ID            string
-	Dataset       string
-	DatasetURL    string
-	Repo          string
-	Level         int
-	BaseCommit    string
-	ImageName     string
-	Created       string
-	Splits        string
-	Statement     string // HTML rendered from markdown without raw HTML
-	Patch         string // highlighted HTML
-	TestPatch     string // highlighted HTML
-	PatchFiles    []string
-	TestFiles     []string
-	FailToPass    []string
-	PassToPass    []string
-	Stats         []Count
-	TopObjects    []string
-	Difficulty    Cell
-	Systems       []InstanceSystem
-	RepoSettings  string
+	ID           string
+	Dataset      string
+	DatasetURL   string
+	Repo         string
+	Level        int
+	BaseCommit   string
+	ImageName    string
+	Created      string
+	Splits       string
+	Statement    string // HTML rendered from markdown without raw HTML
+	Patch        string // highlighted HTML
+	TestPatch    string // highlighted HTML
+	PatchFiles   []string
+	TestFiles    []string
+	FailToPass   []string
+	PassToPass   []string
+	Stats        []Count
+	TopObjects   []string
+	Difficulty   Cell
+	Systems      []InstanceSystem
+	RepoSettings string
 }
 
 // InstanceSystem is how one system did on an instance.
