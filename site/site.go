@@ -55,8 +55,17 @@ type Report struct {
 	Removed  int    // stale files removed
 }
 
-func (o Options) dataDir() string   { return filepath.Join(o.Root, o.Config.Data) }
-func (o Options) outputDir() string { return filepath.Join(o.Root, o.Config.Output) }
+func (o Options) dataDir() string   { return under(o.Root, o.Config.Data) }
+func (o Options) outputDir() string { return under(o.Root, o.Config.Output) }
+
+// under resolves a configured folder: relative to the project root unless
+// it is absolute.
+func under(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
 
 // Check loads and validates data/ without writing anything.
 func Check(ctx context.Context, opts Options) (*bench.Data, error) {
