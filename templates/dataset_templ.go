@@ -849,7 +849,7 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "</tbody></table></div><p class=\"footnote\">Difficulty: the share of evaluated systems that did not resolve the instance.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "</tbody></table></div><p class=\"footnote\">Difficulty: how many of the systems evaluated on the instance resolved it (a lower share is harder).</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
