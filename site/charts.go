@@ -191,7 +191,7 @@ func barBase(xName, yName string, categories []string) *charts.Bar {
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
 		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
 		charts.WithGridOpts(opts.Grid{Bottom: "120", Left: "60", Right: "30"}),
 		charts.WithAnimation(false),
