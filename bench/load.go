@@ -559,6 +559,20 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 			}
 		}
 	}
+	// A test has one outcome: listed once, as passed or as failed.
+	outcome := map[string]string{}
+	for _, c := range []struct {
+		field string
+		ids   []string
+	}{{"f2p_passed", res.F2PPassed}, {"f2p_failed", res.F2PFailed}, {"p2p_passed", res.P2PPassed}, {"p2p_failed", res.P2PFailed}} {
+		for _, id := range c.ids {
+			if prev, ok := outcome[id]; ok {
+				ps.add(path, line, c.field, "test %q is also listed in %s", id, prev)
+				break
+			}
+			outcome[id] = c.field
+		}
+	}
 	all := res.PatchApplied && len(res.F2PFailed) == 0 && len(res.P2PFailed) == 0 &&
 		countIn(res.F2PPassed, f2p) == len(f2p) && countIn(res.P2PPassed, p2p) == len(p2p)
 	if res.Resolved && !all {
