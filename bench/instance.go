@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 )
@@ -63,8 +64,8 @@ func (in *Instance) UnmarshalJSON(data []byte) error {
 	for _, k := range []string{"FAIL_TO_PASS", "PASS_TO_PASS"} {
 		if v, ok := raw[k]; ok && len(bytes.TrimSpace(v)) > 0 && bytes.TrimSpace(v)[0] == '"' {
 			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				return &json.UnmarshalTypeError{Value: "string", Field: k, Type: nil}
+			if err := json.Unmarshal(v, &s); err != nil || !json.Valid([]byte(s)) {
+				return &json.UnmarshalTypeError{Value: "string that is not a JSON list", Field: k, Type: reflect.TypeOf([]string{})}
 			}
 			raw[k] = json.RawMessage(s)
 		}

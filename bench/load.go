@@ -94,8 +94,9 @@ func Load(ctx context.Context, root string) (*Data, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("data folder: %w", err)
 	}
-	var ps Problems
+	ps := misplaced(root)
 	data := &Data{}
+	broken := map[string]bool{} // dataset versions that failed to load
 
 	dsDirs, err := filepath.Glob(filepath.Join(root, "datasets", "*", "*"))
 	if err != nil {
@@ -109,6 +110,8 @@ func Load(ctx context.Context, root string) (*Data, error) {
 		ps = append(ps, dps...)
 		if ds != nil {
 			data.Datasets = append(data.Datasets, ds)
+		} else {
+			broken[filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir)] = true
 		}
 	}
 	sort.Slice(data.Datasets, func(i, j int) bool {
@@ -122,7 +125,7 @@ func Load(ctx context.Context, root string) (*Data, error) {
 		return a.Version < b.Version
 	})
 
-	subs, sps := loadSubmissions(ctx, root, data)
+	subs, sps := loadSubmissions(ctx, root, data, broken)
 	ps = append(ps, sps...)
 	data.Submissions = subs
 	if err := ctx.Err(); err != nil {
@@ -132,6 +135,34 @@ func Load(ctx context.Context, root string) (*Data, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// misplaced reports data files at a depth where Load does not look for
+// them, which would otherwise be silently ignored.
+func misplaced(root string) Problems {
+	var ps Problems
+	want := map[string]int{ManifestFile: 3, InstancesFile: 3, MetadataFile: 5, ResultsFile: 5}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		depth, known := want[d.Name()]
+		if !known {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		top := map[string]string{ManifestFile: "datasets", InstancesFile: "datasets", MetadataFile: "submissions", ResultsFile: "submissions"}[d.Name()]
+		if parts[0] != top || len(parts) != depth+1 {
+			layout := "data/datasets/<name>/<version>/"
+			if top == "submissions" {
+				layout = "data/submissions/<name>/<version>/<split>/<YYYYMMDD>_<slug>/"
+			}
+			ps.add(path, 0, "", "misplaced: %s belongs in %s", d.Name(), layout)
+		}
+		return nil
+	})
+	return ps
 }
 
 func loadDataset(dir string) (*Dataset, Problems) {
@@ -318,6 +349,9 @@ func jsonProblem(path string, line int, err error) Problem {
 	if errors.As(err, &se) {
 		return Problem{File: path, Line: line, Msg: fmt.Sprintf("malformed JSON at column %d: %v", se.Offset, err)}
 	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return Problem{File: path, Line: line, Msg: "malformed JSON: the line ends inside a value"}
+	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		return Problem{File: path, Line: line, Field: strings.Trim(f, `"`), Msg: "unknown field (check the spelling against CONTRIBUTING.md)"}
@@ -325,7 +359,7 @@ func jsonProblem(path string, line int, err error) Problem {
 	return Problem{File: path, Line: line, Msg: msg}
 }
 
-func loadSubmissions(ctx context.Context, root string, data *Data) ([]*Submission, Problems) {
+func loadSubmissions(ctx context.Context, root string, data *Data, broken map[string]bool) ([]*Submission, Problems) {
 	subRoot := filepath.Join(root, "submissions")
 	dirs, err := filepath.Glob(filepath.Join(subRoot, "*", "*", "*", "*"))
 	if err != nil {
@@ -346,7 +380,7 @@ func loadSubmissions(ctx context.Context, root string, data *Data) ([]*Submissio
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			s, sps := loadSubmission(root, dir, data)
+			s, sps := loadSubmission(root, dir, data, broken)
 			mu.Lock()
 			defer mu.Unlock()
 			ps = append(ps, sps...)
@@ -361,7 +395,7 @@ func loadSubmissions(ctx context.Context, root string, data *Data) ([]*Submissio
 	return subs, ps
 }
 
-func loadSubmission(root, dir string, data *Data) (*Submission, Problems) {
+func loadSubmission(root, dir string, data *Data, broken map[string]bool) (*Submission, Problems) {
 	var ps Problems
 	rel, _ := filepath.Rel(filepath.Join(root, "submissions"), dir)
 	parts := strings.Split(filepath.ToSlash(rel), "/")
@@ -370,7 +404,11 @@ func loadSubmission(root, dir string, data *Data) (*Submission, Problems) {
 
 	ds := data.Dataset(name + "/" + version)
 	if ds == nil {
-		ps.add(dir, 0, "", "no dataset %s/%s under data/datasets/ for this submission", name, version)
+		if broken[name+"/"+version] {
+			ps.add(dir, 0, "", "not checked: dataset %s/%s has problems (listed above)", name, version)
+		} else {
+			ps.add(dir, 0, "", "no dataset %s/%s under data/datasets/ for this submission", name, version)
+		}
 		return nil, ps
 	}
 	if ds.Split(split) == nil {
@@ -498,6 +536,10 @@ func readResults(path string, r io.Reader, ds *Dataset, split string, data *Data
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&res); err != nil {
 			ps = append(ps, jsonProblem(path, line, err))
+			continue
+		}
+		if dec.More() {
+			ps.add(path, line, "", "more than one JSON value on the line: one result per line")
 			continue
 		}
 		res.Line = line

@@ -3,7 +3,9 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -78,8 +80,16 @@ func tomlProblem(file string, err error) Problem {
 		}
 		return Problem{File: file, Line: pe.Position.Line, Field: pe.LastKey, Msg: msg}
 	}
+	// Type mismatches come as plain errors that carry line and key in
+	// their text: `toml: line 3 (last key "attempts"): incompatible types…`.
+	if m := tomlTypeError.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return Problem{File: file, Line: line, Field: m[2], Msg: m[3]}
+	}
 	return Problem{File: file, Msg: err.Error()}
 }
+
+var tomlTypeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // decodeTOML decodes a TOML file strictly: keys the model does not know are
 // problems, because in a hand-written file they are almost always typos.

@@ -95,18 +95,23 @@ func Load(path string) (Config, error) {
 
 func (c *Config) validate(path string) error {
 	s := &c.Site
-	u, err := url.Parse(s.BaseURL)
-	if err != nil {
-		return fmt.Errorf("%s: key %q: %w", path, "site.base_url", err)
+	if s.BaseURL == "" {
+		s.BaseURL = "/"
 	}
-	if u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%s: key %q: %q must be a path such as /featbench/ or an http(s) URL", path, "site.base_url", s.BaseURL)
+	u, err := url.Parse(s.BaseURL)
+	bad := err != nil || u.RawQuery != "" || u.Fragment != "" ||
+		!(u.Scheme == "" && u.Host == "" && strings.HasPrefix(u.Path, "/")) &&
+			!((u.Scheme == "http" || u.Scheme == "https") && u.Host != "")
+	if bad {
+		return fmt.Errorf("%s: key %q: %q must be a path such as /featbench/ or an http(s) URL such as https://org.github.io/featbench/", path, "site.base_url", s.BaseURL)
 	}
 	if !strings.HasSuffix(s.BaseURL, "/") {
 		s.BaseURL += "/"
 	}
-	if s.Output == "" || filepath.Clean(s.Output) == "." || filepath.Clean(s.Output) == "/" {
-		return fmt.Errorf("%s: key %q: %q would overwrite the project; name a folder such as public", path, "site.output", s.Output)
+	out := filepath.Clean(s.Output)
+	if s.Output == "" || out == "." || out == "/" || out == ".." || strings.HasPrefix(out, "../") ||
+		out == filepath.Clean(s.Data) || strings.HasPrefix(filepath.Clean(s.Data)+"/", out+"/") {
+		return fmt.Errorf("%s: key %q: %q would overwrite the project or its data; name a folder such as public", path, "site.output", s.Output)
 	}
 	for i, b := range s.Badges {
 		if err := checkLink(b.URL); err != nil {
@@ -133,7 +138,7 @@ func checkLink(s string) error {
 	if u.Scheme == "" && u.Host == "" {
 		return nil
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%q: only http(s) URLs or site paths are allowed", s)
 	}
 	return nil

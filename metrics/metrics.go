@@ -21,7 +21,7 @@ type Score struct {
 	passedSum float64 // sum over instances of the F2P fraction passed
 
 	tokensIn, tokensOut float64
-	Tokens              int // results that report token counts
+	nIn, nOut           int // results that report input, output tokens
 	cost                float64
 	Costs               int // results that report a cost
 }
@@ -50,18 +50,18 @@ func (s Score) Interval() (lo, hi float64) { return Wilson(s.Resolved, s.Instanc
 // TokensIn and TokensOut are mean tokens per instance over the results that
 // report them; ok is false when none do.
 func (s Score) TokensIn() (mean float64, ok bool) {
-	if s.Tokens == 0 {
+	if s.nIn == 0 {
 		return 0, false
 	}
-	return s.tokensIn / float64(s.Tokens), true
+	return s.tokensIn / float64(s.nIn), true
 }
 
 // TokensOut: see TokensIn.
 func (s Score) TokensOut() (mean float64, ok bool) {
-	if s.Tokens == 0 {
+	if s.nOut == 0 {
 		return 0, false
 	}
-	return s.tokensOut / float64(s.Tokens), true
+	return s.tokensOut / float64(s.nOut), true
 }
 
 // Cost is the mean cost per instance over the results that report one.
@@ -79,13 +79,22 @@ func Wilson(k, n int, z float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 0
 	}
+	k = min(max(k, 0), n)
 	p := float64(k) / float64(n)
 	nf := float64(n)
 	z2 := z * z
 	den := 1 + z2/nf
 	centre := (p + z2/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
-	return math.Max(0, centre-half), math.Min(1, centre+half)
+	lo, hi = math.Max(0, centre-half), math.Min(1, centre+half)
+	// Exact at the edges, where rounding would leave 1e-17 or 0.999…
+	if k == 0 {
+		lo = 0
+	}
+	if k == n {
+		hi = 1
+	}
+	return lo, hi
 }
 
 // Lookup finds a system's result for an instance id; nil when the system
@@ -105,14 +114,13 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 			s.Resolved++
 		}
 		s.passedSum += PassedFraction(in, r)
-		if r.TokensIn != nil || r.TokensOut != nil {
-			s.Tokens++
-			if r.TokensIn != nil {
-				s.tokensIn += float64(*r.TokensIn)
-			}
-			if r.TokensOut != nil {
-				s.tokensOut += float64(*r.TokensOut)
-			}
+		if r.TokensIn != nil {
+			s.nIn++
+			s.tokensIn += float64(*r.TokensIn)
+		}
+		if r.TokensOut != nil {
+			s.nOut++
+			s.tokensOut += float64(*r.TokensOut)
 		}
 		if r.Cost != nil {
 			s.Costs++
