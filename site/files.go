@@ -15,7 +15,7 @@ import (
 	"github.com/featbench/featbench/templates"
 )
 
-//go:embed assets/style.css assets/site.js
+//go:embed assets/style.css assets/site.js assets/theme.js assets/favicon.svg
 var assets embed.FS
 
 // writeAssets writes our own CSS and JS, the highlighting styles and the
@@ -38,6 +38,15 @@ func (b *builder) writeAssets(out *output, lib *chartLib) error {
 	}
 	if err := out.write("assets/site.js", js); err != nil {
 		return err
+	}
+	for _, name := range []string{"theme.js", "favicon.svg"} {
+		raw, err := assets.ReadFile("assets/" + name)
+		if err != nil {
+			return err
+		}
+		if err := out.write("assets/"+name, raw); err != nil {
+			return err
+		}
 	}
 	if lib.data != nil {
 		if err := out.write("assets/echarts.min.js", lib.data); err != nil {

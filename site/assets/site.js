@@ -88,7 +88,12 @@
     });
     if (withURL) {
       var p = params();
-      if (p.get("sort")) sortTable(table, p.get("sort"), p.get("dir") === "asc" ? "asc" : "desc");
+      var key = p.get("sort");
+      if (key) {
+        var th = head.querySelector('th[data-key="' + CSS.escape(key) + '"]');
+        var dir = p.get("dir") || (th && th.getAttribute("data-type") === "num" ? "desc" : "asc");
+        sortTable(table, key, dir === "asc" ? "asc" : "desc");
+      }
     }
   }
 
@@ -233,6 +238,7 @@
       if (!src) return;
       var options = JSON.parse(src.textContent);
       options.backgroundColor = "transparent";
+      el.removeAttribute("data-drawn");
       var chart = window.echarts.init(el, isDark() ? "dark" : null, { renderer: "canvas" });
       chart.on("finished", function () { el.setAttribute("data-drawn", "1"); });
       chart.setOption(options);

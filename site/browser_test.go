@@ -1,0 +1,618 @@
+package site_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/featbench/featbench/internal/testenv"
+	"github.com/featbench/featbench/site"
+)
+
+// The browser test serves the site under the subpath GitHub Pages uses, so
+// every link and script must carry the base path.
+const (
+	browserBase      = "/featbench/"
+	liteBoard        = browserBase + "leaderboard/featurebench/v1.0/lite/"
+	liteBoardSystems = 20
+	fbCharts         = browserBase + "datasets/featurebench/v1.0/charts/"
+	exampleDataset   = browserBase + "datasets/example/v1/"
+	exampleCharts    = exampleDataset + "charts/"
+	chartWait        = 10 * time.Second
+)
+
+// TestBrowserLeaderboard builds the site from the shipped data/, serves it
+// and drives it in headless Chromium: sorting and filtering the leaderboard
+// with the state kept in the URL, the search box, the charts, links to
+// instance and system pages and the theme toggle. Any console error, uncaught
+// exception or failed resource load fails the test.
+func TestBrowserLeaderboard(t *testing.T) {
+	chromium := testenv.Chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+
+	dir := buildSiteForBrowser(t, ctx)
+	srv := httptest.NewServer(site.Handler(dir, browserBase))
+	t.Cleanup(srv.Close)
+	b := startBrowser(t, ctx, chromium, srv.URL)
+
+	t.Run("Sort", func(t *testing.T) { testBoardSort(t, b) })
+	t.Run("FilterInURL", func(t *testing.T) { testBoardFilter(t, b) })
+	t.Run("Search", func(t *testing.T) { testBoardSearch(t, b) })
+	t.Run("Charts", func(t *testing.T) { testCharts(t, b) })
+	t.Run("Links", func(t *testing.T) { testLinks(t, b) })
+	t.Run("Theme", func(t *testing.T) { testTheme(t, b) })
+
+	b.checkNoErrors(t)
+}
+
+// buildSiteForBrowser builds the shipped data/ with the local copy of the
+// chart library (the test runs offline) and returns the output folder.
+func buildSiteForBrowser(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	opts, err := site.LoadOptions("..", "")
+	if err != nil {
+		t.Fatalf("loading featbench.toml: %v", err)
+	}
+	out := t.TempDir() // absolute: Build writes there, not under Root
+	opts.Config.BaseURL = browserBase
+	opts.Config.Output = out
+	opts.RequireLocalCharts = true
+	rep, err := site.Build(ctx, opts)
+	if err != nil {
+		t.Fatalf("building the site from the shipped data: %v", err)
+	}
+	if rep.Output != out {
+		t.Fatalf("Build wrote to %s, want the absolute output folder %s", rep.Output, out)
+	}
+	t.Logf("built %d pages into %s", rep.Pages, out)
+	return out
+}
+
+// browserTab is one headless Chromium tab on the test server. It records the
+// console errors, uncaught exceptions and browser log errors of every page.
+type browserTab struct {
+	ctx    context.Context
+	origin string // the test server, http://127.0.0.1:port
+
+	mu     sync.Mutex
+	page   string   // the page being tested, for the error messages
+	errors []string // console errors, exceptions and failed loads
+}
+
+func startBrowser(t *testing.T, ctx context.Context, chromium, origin string) *browserTab {
+	t.Helper()
+	profile := t.TempDir()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx, opts...)
+	b := &browserTab{origin: origin}
+	tabCtx, _ := chromedp.NewContext(allocCtx, chromedp.WithListener(b.listen))
+	// Registered after t.TempDir, so the browser is gone before its
+	// profile folder is removed.
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(tabCtx)
+		allocCancel()
+	})
+	if err := chromedp.Do(tabCtx); err != nil {
+		t.Fatalf("starting Chromium %s: %v", chromium, err)
+	}
+	b.ctx = tabCtx
+	return b
+}
+
+// listen runs in the tab's event loop: it must only record.
+func (b *browserTab) listen(ev any) {
+	var msg string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type != runtime.ConsoleAPICalledTypeError && ev.Type != runtime.ConsoleAPICalledTypeAssert {
+			return
+		}
+		msg = "console." + string(ev.Type) + ": " + argsText(ev.Args)
+	case *runtime.EventExceptionThrown:
+		msg = "uncaught exception: " + exceptionText(ev.ExceptionDetails)
+	case *log.EventEntryAdded:
+		if ev.Entry == nil || ev.Entry.Level != log.EntryLevelError {
+			return
+		}
+		msg = "browser log (" + string(ev.Entry.Source) + "): " + ev.Entry.Text
+		if ev.Entry.URL != "" {
+			msg += " [" + ev.Entry.URL + "]"
+		}
+	default:
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.errors = append(b.errors, msg+" (on "+b.page+")")
+}
+
+func argsText(args []*runtime.RemoteObject) string {
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		var s string
+		if len(a.Value) > 0 && json.Unmarshal(a.Value, &s) == nil {
+			parts = append(parts, s)
+		} else if len(a.Value) > 0 {
+			parts = append(parts, string(a.Value))
+		} else {
+			parts = append(parts, a.Description)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d == nil {
+		return "(no details)"
+	}
+	s := d.Text
+	if d.Exception != nil && d.Exception.Description != "" {
+		// The description's first line is the error; the rest is the stack.
+		s += " " + strings.SplitN(d.Exception.Description, "\n", 2)[0]
+	}
+	return fmt.Sprintf("%s at %s:%d:%d", s, d.URL, d.LineNumber+1, d.ColumnNumber+1)
+}
+
+func (b *browserTab) checkNoErrors(t *testing.T) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.errors) > 0 {
+		t.Errorf("the pages logged %d errors, want none:\n  %s", len(b.errors), strings.Join(b.errors, "\n  "))
+	}
+}
+
+func (b *browserTab) setPage(p string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.page = p
+}
+
+// open loads a site path (with its query, if any) and requires HTTP 200.
+func (b *browserTab) open(t *testing.T, path string) {
+	t.Helper()
+	b.setPage(path)
+	resp, err := chromedp.Run(b.ctx, chromedp.NavigateResponse(b.origin+path))
+	if err != nil {
+		t.Fatalf("opening %s: %v", path, err)
+	}
+	if resp.Status != http.StatusOK {
+		t.Fatalf("opening %s: HTTP status %d, want 200", path, resp.Status)
+	}
+}
+
+// exists says whether the server has a page, without loading it in the
+// browser (a 404 would log a failed load).
+func (b *browserTab) exists(t *testing.T, path string) bool {
+	t.Helper()
+	resp, err := http.Get(b.origin + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return true
+	case http.StatusNotFound:
+		return false
+	}
+	t.Fatalf("GET %s: HTTP status %d, want 200 or 404", path, resp.StatusCode)
+	return false
+}
+
+func (b *browserTab) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval runs a JavaScript expression in the page and decodes its value.
+func eval[T any](t *testing.T, b *browserTab, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// query returns the parameters of the page's current URL.
+func (b *browserTab) query(t *testing.T) url.Values {
+	t.Helper()
+	q, err := url.ParseQuery(strings.TrimPrefix(eval[string](t, b, `location.search`), "?"))
+	if err != nil {
+		t.Fatalf("parsing the page's query: %v", err)
+	}
+	return q
+}
+
+// ---- leaderboard ---------------------------------------------------------
+
+type boardRow struct {
+	Name        string `json:"name"`
+	Hidden      bool   `json:"hidden"`
+	Visible     bool   `json:"visible"`
+	OpenWeights string `json:"openWeights"`
+	Search      string `json:"search"`
+}
+
+const boardRowsJS = `Array.from(document.querySelectorAll("#board tbody tr"), r => ({
+	name: (r.querySelector("th a") || {textContent: ""}).textContent.trim(),
+	hidden: r.hidden,
+	visible: r.getClientRects().length > 0,
+	openWeights: r.getAttribute("data-open-weights") || "",
+	search: r.getAttribute("data-search") || ""
+}))`
+
+// boardRows reads the rows of table#board in their current order.
+func (b *browserTab) boardRows(t *testing.T) []boardRow {
+	t.Helper()
+	rows := eval[[]boardRow](t, b, boardRowsJS)
+	var wrong []string
+	for _, r := range rows {
+		if r.Hidden == r.Visible {
+			wrong = append(wrong, fmt.Sprintf("%q (hidden=%v, visible=%v)", r.Name, r.Hidden, r.Visible))
+		}
+	}
+	if len(wrong) > 0 {
+		t.Errorf("rows laid out against their hidden attribute, want hidden rows invisible and the others shown: %s", strings.Join(wrong, ", "))
+	}
+	return rows
+}
+
+func visibleNames(rows []boardRow) []string {
+	var names []string
+	for _, r := range rows {
+		if r.Visible {
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}
+
+// column returns the data-sort values of the visible rows of table#board
+// in the column whose header has data-key=key.
+func (b *browserTab) column(t *testing.T, key string) []string {
+	t.Helper()
+	vals := eval[[]string](t, b, `(key => {
+		const t = document.getElementById("board");
+		const i = Array.from(t.tHead.rows[0].cells).findIndex(th => th.getAttribute("data-key") === key);
+		if (i < 0) return [];
+		return Array.from(t.tBodies[0].rows).filter(r => !r.hidden).map(r => r.cells[i].getAttribute("data-sort") || "");
+	})(`+jsString(key)+`)`)
+	if len(vals) == 0 {
+		t.Fatalf("table#board has no visible values in the column th[data-key=%q]", key)
+	}
+	return vals
+}
+
+// sortBy clicks a header of table#board and returns the URL parameters.
+func (b *browserTab) sortBy(t *testing.T, key string) url.Values {
+	t.Helper()
+	b.do(t, "clicking the "+key+" header", chromedp.Click(chromedp.CSS(`#board thead th[data-key="`+key+`"]`)))
+	return b.query(t)
+}
+
+// checkSortState checks the URL, the header's aria-sort and the order of
+// the column's values after sorting by key in direction dir.
+func (b *browserTab) checkSortState(t *testing.T, q url.Values, key, dir string) {
+	t.Helper()
+	if q.Get("sort") != key || q.Get("dir") != dir {
+		t.Errorf("URL query after sorting by %s: sort=%q dir=%q, want sort=%s&dir=%s", key, q.Get("sort"), q.Get("dir"), key, dir)
+	}
+	want := map[string]string{"asc": "ascending", "desc": "descending"}[dir]
+	got := eval[string](t, b, `document.querySelector('#board th[data-key="`+key+`"]').getAttribute("aria-sort") || ""`)
+	if got != want {
+		t.Errorf("th[data-key=%q] has aria-sort=%q, want %q", key, got, want)
+	}
+	checkOrder(t, key, dir, b.column(t, key))
+}
+
+// checkOrder checks numeric data-sort values: in order for dir, with the
+// missing (empty) values last.
+func checkOrder(t *testing.T, key, dir string, vals []string) {
+	t.Helper()
+	var prev float64
+	have, missing := false, false
+	for i, v := range vals {
+		if v == "" {
+			missing = true
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Errorf("%s row %d: data-sort %q is not a number", key, i+1, v)
+			continue
+		}
+		if missing {
+			t.Errorf("%s sorted %s: row %d has %s after a missing value, want missing values last: %v", key, dir, i+1, v, vals)
+			return
+		}
+		if have && (dir == "desc" && f > prev || dir == "asc" && f < prev) {
+			t.Errorf("%s sorted %s: row %d has %s after %g, out of order: %v", key, dir, i+1, v, prev, vals)
+			return
+		}
+		prev, have = f, true
+	}
+}
+
+func testBoardSort(t *testing.T, b *browserTab) {
+	b.open(t, liteBoard)
+	rows := b.boardRows(t)
+	if len(rows) != liteBoardSystems || len(visibleNames(rows)) != liteBoardSystems {
+		t.Fatalf("table#board has %d body rows (%d visible), want %d", len(rows), len(visibleNames(rows)), liteBoardSystems)
+	}
+	b.checkSortState(t, b.sortBy(t, "passed"), "passed", "desc")
+	b.checkSortState(t, b.sortBy(t, "passed"), "passed", "asc")
+	b.checkSortState(t, b.sortBy(t, "resolved"), "resolved", "desc")
+	// Token I/O is missing for some systems: those sort last both ways.
+	b.checkSortState(t, b.sortBy(t, "tokens"), "tokens", "desc")
+	b.checkSortState(t, b.sortBy(t, "tokens"), "tokens", "asc")
+	if n := len(b.boardRows(t)); n != liteBoardSystems {
+		t.Errorf("after sorting table#board has %d rows, want %d", n, liteBoardSystems)
+	}
+}
+
+// chooseOption sets a select of the filter form as a reader would: the
+// value changes, then a change event bubbles to the form.
+func (b *browserTab) chooseOption(t *testing.T, name, value string) {
+	t.Helper()
+	sel := `form.filters select[name="` + name + `"]`
+	b.do(t, "choosing "+name+"="+value,
+		chromedp.SetValue(chromedp.CSS(sel), value),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector(`+jsString(sel)+`).dispatchEvent(new Event("change", {bubbles: true}))`))
+}
+
+// checkWeightsFilter checks that exactly the open-weights rows are visible.
+func checkWeightsFilter(t *testing.T, rows []boardRow) {
+	t.Helper()
+	hidden := 0
+	var wrong []string
+	for _, r := range rows {
+		if r.Visible != (r.OpenWeights == "yes") {
+			wrong = append(wrong, fmt.Sprintf("%q (data-open-weights=%q, visible=%v)", r.Name, r.OpenWeights, r.Visible))
+		}
+		if !r.Visible {
+			hidden++
+		}
+	}
+	if len(wrong) > 0 {
+		t.Errorf("weights=open: want exactly the rows with data-open-weights=\"yes\" visible, but: %s", strings.Join(wrong, ", "))
+	}
+	if hidden == 0 || hidden == len(rows) {
+		t.Errorf("weights=open hid %d of %d rows, want some but not all hidden", hidden, len(rows))
+	}
+}
+
+func testBoardFilter(t *testing.T, b *browserTab) {
+	b.open(t, liteBoard)
+	b.sortBy(t, "passed")
+	b.chooseOption(t, "weights", "open")
+	rows := b.boardRows(t)
+	checkWeightsFilter(t, rows)
+	q := b.query(t)
+	if q.Get("weights") != "open" || q.Get("sort") != "passed" || q.Get("dir") != "desc" {
+		t.Errorf("URL query after filtering: %q, want weights=open with sort=passed&dir=desc kept", q.Encode())
+	}
+	shown := len(visibleNames(rows))
+	if got, want := eval[string](t, b, `document.querySelector("form.filters output").textContent`),
+		fmt.Sprintf("%d of %d shown", shown, len(rows)); got != want {
+		t.Errorf("filter count says %q, want %q", got, want)
+	}
+
+	// A fresh load of the URL alone must restore the filter and the sort.
+	href := eval[string](t, b, `location.pathname + location.search`)
+	b.do(t, "leaving the page", chromedp.Navigate("about:blank"))
+	b.open(t, href)
+	if v, err := chromedp.Run(b.ctx, chromedp.Value(chromedp.CSS(`form.filters select[name="weights"]`))); err != nil || v != "open" {
+		t.Errorf("after loading %s the weights select shows %q (err %v), want \"open\"", href, v, err)
+	}
+	restored := b.boardRows(t)
+	checkWeightsFilter(t, restored)
+	if got, want := visibleNames(restored), visibleNames(rows); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after loading %s the visible rows are\n  %q\nwant the same rows in the same order as before\n  %q", href, got, want)
+	}
+	b.checkSortState(t, b.query(t), "passed", "desc")
+}
+
+// uniqueSystem returns the name of a system that no other row's search
+// text contains, so a search for it matches exactly one row.
+func uniqueSystem(t *testing.T, rows []boardRow) string {
+	t.Helper()
+	for _, r := range rows {
+		n := 0
+		for _, o := range rows {
+			if strings.Contains(o.Search, strings.ToLower(r.Name)) {
+				n++
+			}
+		}
+		if n == 1 && r.Name != "" {
+			return r.Name
+		}
+	}
+	t.Fatal("no system name matches exactly one row of table#board")
+	return ""
+}
+
+func testBoardSearch(t *testing.T, b *browserTab) {
+	b.open(t, liteBoard)
+	name := uniqueSystem(t, b.boardRows(t))
+	b.do(t, "typing in the search box", chromedp.SendKeys(chromedp.CSS(`form.filters input[name="q"]`), name))
+	got := visibleNames(b.boardRows(t))
+	if len(got) != 1 || got[0] != name {
+		t.Errorf("searching %q shows rows %q, want only %q", name, got, name)
+	}
+	if q := b.query(t); q.Get("q") != name {
+		t.Errorf("URL query after searching: q=%q, want q=%q", q.Get("q"), name)
+	}
+}
+
+// ---- charts ----------------------------------------------------------------
+
+// undrawnChartsJS lists the charts that have not finished drawing on a
+// canvas of non-zero size.
+const undrawnChartsJS = `Array.from(document.querySelectorAll("div.chart[data-chart]")).filter(c => {
+	const cv = c.querySelector("canvas");
+	return c.getAttribute("data-drawn") !== "1" || !cv || cv.width === 0 || cv.height === 0;
+}).map(c => c.id)`
+
+// checkCharts loads a charts page and waits until every chart is drawn.
+func (b *browserTab) checkCharts(t *testing.T, path string, atLeast int) {
+	t.Helper()
+	b.open(t, path)
+	n := eval[int](t, b, `document.querySelectorAll("div.chart[data-chart]").length`)
+	empty := eval[int](t, b, `document.querySelectorAll(".chart-figure p.empty").length`)
+	t.Logf("%s: %d charts, %d without data", path, n, empty)
+	if n < atLeast {
+		t.Errorf("%s has %d div.chart[data-chart], want at least %d", path, n, atLeast)
+	}
+	b.waitChartsDrawn(t, path)
+}
+
+// waitChartsDrawn waits until the page's charts are drawn and says
+// whether they were.
+func (b *browserTab) waitChartsDrawn(t *testing.T, path string) bool {
+	t.Helper()
+	_, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](`(`+undrawnChartsJS+`).length === 0`,
+		chromedp.WithPollingTimeout(chartWait)))
+	if err == nil {
+		return true
+	}
+	if !errors.Is(err, chromedp.ErrPollingTimeout) {
+		t.Fatalf("%s: waiting for the charts: %v", path, err)
+	}
+	t.Errorf("%s: charts %v not drawn within %s (want data-drawn=\"1\" and a canvas); window.echarts loaded: %v",
+		path, eval[[]string](t, b, undrawnChartsJS), chartWait, eval[bool](t, b, `!!window.echarts`))
+	return false
+}
+
+func testCharts(t *testing.T, b *browserTab) {
+	// FeatureBench publishes figures for the per-patch-size, token and
+	// level charts; the others render a p.empty.
+	b.checkCharts(t, fbCharts, 3)
+	if !b.exists(t, exampleCharts) {
+		t.Logf("%s is not in the site (no example dataset in data/): skipping its charts", exampleCharts)
+		return
+	}
+	b.checkCharts(t, exampleCharts, 1)
+}
+
+// ---- links -----------------------------------------------------------------
+
+// follow clicks the first element matching sel, a link, and returns its
+// text once the linked page has loaded.
+func (b *browserTab) follow(t *testing.T, sel string) string {
+	t.Helper()
+	text := eval[string](t, b, `document.querySelector(`+jsString(sel)+`).textContent.trim()`)
+	href := eval[string](t, b, `new URL(document.querySelector(`+jsString(sel)+`).href).pathname`)
+	b.setPage(href)
+	resp, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("following the link %q (%s): %v", text, sel, err)
+	}
+	if resp.Status != http.StatusOK {
+		t.Fatalf("following the link %q to %s: HTTP status %d, want 200", text, href, resp.Status)
+	}
+	if got := eval[string](t, b, `location.pathname`); got != href {
+		t.Fatalf("after clicking the link %q the page is %s, want %s", text, got, href)
+	}
+	return text
+}
+
+func (b *browserTab) checkH1(t *testing.T, want string) {
+	t.Helper()
+	if got := eval[string](t, b, `(document.querySelector("h1") || {textContent: ""}).textContent.trim()`); got != want {
+		t.Errorf("page %s has h1 %q, want %q", eval[string](t, b, `location.pathname`), got, want)
+	}
+}
+
+func testLinks(t *testing.T, b *browserTab) {
+	b.open(t, liteBoard)
+	b.checkH1(t, b.follow(t, "#board tbody tr th a"))
+
+	if !b.exists(t, exampleDataset) {
+		t.Logf("%s is not in the site (no example dataset in data/): skipping the instance link", exampleDataset)
+		return
+	}
+	b.open(t, exampleDataset)
+	id := b.follow(t, "table#instances tbody a")
+	b.checkH1(t, id)
+	for _, sel := range []string{".statement", ".diff"} {
+		if !eval[bool](t, b, `document.querySelector(`+jsString(sel)+`) !== null`) {
+			t.Errorf("instance page %s has no %s element", id, sel)
+		}
+	}
+}
+
+// ---- theme -----------------------------------------------------------------
+
+type themeState struct {
+	Theme string `json:"theme"`
+	BG    string `json:"bg"`
+}
+
+const themeJS = `({theme: document.documentElement.getAttribute("data-theme") || "",
+	bg: getComputedStyle(document.body).backgroundColor})`
+
+func (b *browserTab) toggleTheme(t *testing.T) themeState {
+	t.Helper()
+	b.do(t, "clicking #theme-toggle", chromedp.Click(chromedp.CSS("#theme-toggle")))
+	s := eval[themeState](t, b, themeJS)
+	if s.Theme != "dark" && s.Theme != "light" {
+		t.Errorf("after clicking #theme-toggle <html data-theme> is %q, want \"dark\" or \"light\"", s.Theme)
+	}
+	return s
+}
+
+func testTheme(t *testing.T, b *browserTab) {
+	// On a charts page the toggle also redraws the charts in the new theme.
+	b.open(t, fbCharts)
+	if !b.waitChartsDrawn(t, fbCharts) {
+		return
+	}
+	before := eval[themeState](t, b, themeJS)
+	first := b.toggleTheme(t)
+	if first.BG == before.BG {
+		t.Errorf("the theme toggle set data-theme=%q but the page background stayed %s", first.Theme, first.BG)
+	}
+	b.waitChartsDrawn(t, fbCharts)
+	second := b.toggleTheme(t)
+	if second.Theme == first.Theme || second.BG == first.BG {
+		t.Errorf("a second click on #theme-toggle gave %+v after %+v, want the other theme", second, first)
+	}
+	b.open(t, fbCharts)
+	if got := eval[themeState](t, b, themeJS); second.Theme != "" && got.Theme != second.Theme {
+		t.Errorf("after a reload data-theme is %q, want the chosen %q kept", got.Theme, second.Theme)
+	}
+}
