@@ -1,0 +1,30 @@
+// Command synth writes a synthetic featbench project for build benchmarks:
+//
+//	go run ./internal/synth/cmd/synth -out DIR -instances 4000 -submissions 50
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/featbench/featbench/internal/synth"
+)
+
+func main() {
+	out := flag.String("out", "", "project `DIR` to write (featbench.toml, package files, data/)")
+	repo := flag.String("repo", ".", "featbench checkout to copy package.json and package-lock.json from")
+	instances := flag.Int("instances", 4000, "number of instances")
+	submissions := flag.Int("submissions", 50, "number of per-instance submissions on the full split")
+	seed := flag.Uint64("seed", 0, "random seed (0: the fixed default)")
+	flag.Parse()
+	if *out == "" || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	cfg := synth.Config{RepoRoot: *repo, Instances: *instances, Submissions: *submissions, Seed: *seed}
+	if err := synth.Generate(*out, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "synth:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Measures cmd/build on a synthetic project at the issue's scale and prints
+# wall time and peak memory (max RSS) for a cold build, a rebuild with
+# nothing changed and a rebuild after one results.jsonl changed.
+#
+#   scripts/bench.sh [-instances N] [-submissions M] [-keep]
+#
+# Targets (2-core machine, 4,000 instances, 50 submissions): full build
+# <= 2 s, peak memory <= 1 GB, unchanged rebuild <= 0.3 s.
+set -euo pipefail
+
+instances=4000
+submissions=50
+keep=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-instances) instances=$2; shift 2 ;;
+	-submissions) submissions=$2; shift 2 ;;
+	-keep) keep=1; shift ;;
+	*) echo "usage: $0 [-instances N] [-submissions M] [-keep]" >&2; exit 2 ;;
+	esac
+done
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+
+# GNU time reports max RSS; the shell keyword does not.
+if [ ! -x /usr/bin/time ]; then
+	echo "installing Debian's time package for /usr/bin/time" >&2
+	sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo apt-get update -qq >&2
+	$sudo apt-get install -y -qq time >&2
+fi
+
+work=$(mktemp -d /tmp/featbench-bench.XXXXXX)
+if [ "$keep" -eq 0 ]; then
+	trap 'rm -rf "$work"' EXIT
+fi
+root=$work/project
+bin=$work/build
+
+echo "generating $instances instances, $submissions submissions into $root" >&2
+go run ./internal/synth/cmd/synth -repo "$repo" -out "$root" -instances "$instances" -submissions "$submissions"
+# cmd/build looks for the chart library under <root>/.cache/npm: share the
+# checkout's install so npm is not run (and not measured) here.
+mkdir -p "$repo/.cache/npm"
+ln -s "$repo/.cache" "$root/.cache"
+go build -o "$bin" ./cmd/build
+
+# measure NAME: runs the build under /usr/bin/time and records its figures.
+rows=()
+measure() {
+	local name=$1 log=$work/time-$1.txt
+	/usr/bin/time -v -o "$log" "$bin" --root "$root" >"$work/out-$name.txt" 2>&1 || {
+		cat "$work/out-$name.txt" >&2
+		exit 1
+	}
+	local wall cpu rss
+	# "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:01.23"
+	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s}' "$log")
+	# user + system CPU: less sensitive than wall time to other load.
+	cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$log")
+	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$log")
+	rows+=("$(printf '%-30s %7s %7s %10s   %s' "$name" "$wall" "$cpu" "$rss" "$(head -1 "$work/out-$name.txt")")")
+}
+
+# Warm the page cache so the cold build measures the build, not the disk.
+cat "$root"/data/datasets/*/*/* "$root"/data/submissions/*/*/*/*/* >/dev/null
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+measure cold-full-build
+measure rebuild-unchanged
+results=$(find "$root/data/submissions" -name results.jsonl | sort | head -1)
+sed -i '$d' "$results" # drop one result: a missing prediction is valid
+measure rebuild-one-results-changed
+
+echo
+echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(awk '/MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo) RAM"
+echo "load average before the runs: $load (other processes share the CPUs: compare cpu s too)"
+echo "data: $instances instances, $submissions submissions, $(du -sh "$root/data" | cut -f1) under data/"
+echo
+printf '%-30s %7s %7s %10s   %s\n' "run" "wall s" "cpu s" "maxRSS MB" "build output"
+for r in "${rows[@]}"; do
+	echo "$r"
+done
+echo
+echo "targets: full build <= 2 s, peak memory <= 1024 MB, unchanged rebuild <= 0.3 s"
+if [ "$keep" -eq 1 ]; then
+	echo "kept $work"
+fi
