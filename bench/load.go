@@ -277,37 +277,40 @@ func loadDataset(dir string) (*Dataset, Problems) {
 	return ds, nil
 }
 
-// newLineReader reads JSONL with lines as long as a problem statement or a
-// patch may be.
-func newLineReader(r io.Reader) *bufio.Scanner {
+// eachLine calls fn with each non-blank line of a JSONL file and its line
+// number; lines may be as long as a problem statement or a patch. A read
+// error becomes a problem on the line after the last one read.
+func eachLine(path string, r io.Reader, ps *Problems, fn func(line int, b []byte)) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	return sc
+	line := 0
+	for sc.Scan() {
+		line++
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			fn(line, b)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		ps.add(path, line+1, "", "cannot read: %v", err)
+	}
 }
 
 func readInstances(path string, r io.Reader, repos map[string]bool, ps Problems) ([]*Instance, Problems) {
 	var out []*Instance
 	seen := map[string]int{}
-	sc := newLineReader(r)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	eachLine(path, r, &ps, func(line int, b []byte) {
 		in := &Instance{Line: line}
 		if err := json.Unmarshal(b, in); err != nil {
 			ps = append(ps, jsonProblem(path, line, err))
-			continue
+			return
 		}
 		if err := CheckName(in.InstanceID); err != nil {
 			ps.add(path, line, "instance_id", "%v", err)
-			continue
+			return
 		}
 		if first, dup := seen[in.InstanceID]; dup {
 			ps.add(path, line, "instance_id", "duplicate instance id %q (first on line %d)", in.InstanceID, first)
-			continue
+			return
 		}
 		seen[in.InstanceID] = line
 		if in.Repo == "" {
@@ -328,10 +331,7 @@ func readInstances(path string, r io.Reader, repos map[string]bool, ps Problems)
 			ps.add(path, line, "created_at", "%v", err)
 		}
 		out = append(out, in)
-	}
-	if err := sc.Err(); err != nil {
-		ps.add(path, line+1, "", "cannot read: %v", err)
-	}
+	})
 	return out, ps
 }
 
@@ -523,29 +523,22 @@ func readResults(path string, r io.Reader, ds *Dataset, split string, data *Data
 	}
 	var out []Result
 	seen := map[string]int{}
-	sc := newLineReader(r)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	eachLine(path, r, &ps, func(line int, b []byte) {
 		var res Result
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&res); err != nil {
 			ps = append(ps, jsonProblem(path, line, err))
-			continue
+			return
 		}
 		if dec.More() {
 			ps.add(path, line, "", "more than one JSON value on the line: one result per line")
-			continue
+			return
 		}
 		res.Line = line
 		if res.Dataset != "" && res.Dataset != ds.Key() {
 			ps.add(path, line, "dataset", "result is for %s but the folder is for %s", res.Dataset, ds.Key())
-			continue
+			return
 		}
 		in := ds.Instance(res.InstanceID)
 		if in == nil {
@@ -557,23 +550,20 @@ func readResults(path string, r io.Reader, ds *Dataset, split string, data *Data
 				}
 			}
 			ps.add(path, line, "instance_id", "%s", msg)
-			continue
+			return
 		}
 		if !inSplit[res.InstanceID] {
 			ps.add(path, line, "instance_id", "instance %q is not in split %q", res.InstanceID, split)
-			continue
+			return
 		}
 		if first, dup := seen[res.InstanceID]; dup {
 			ps.add(path, line, "instance_id", "duplicate result for %q (first on line %d)", res.InstanceID, first)
-			continue
+			return
 		}
 		seen[res.InstanceID] = line
 		ps = checkResult(path, line, &res, in, ps)
 		out = append(out, res)
-	}
-	if err := sc.Err(); err != nil {
-		ps.add(path, line+1, "", "cannot read: %v", err)
-	}
+	})
 	return out, ps
 }
 
