@@ -38,7 +38,7 @@ type Config struct {
 	// Instances is the number of instances; default 4000.
 	Instances int
 	// Submissions is the number of per-instance submissions on the full
-	// split; default 50.
+	// split; default 50, negative for none.
 	Submissions int
 	// Repos is the number of source repositories; default 24.
 	Repos int
