@@ -38,6 +38,9 @@ type Instance struct {
 	Extra map[string]json.RawMessage `json:"-"`
 	// Line is where the instance stands in its JSONL file.
 	Line int `json:"-"`
+	// testIndex maps a test id to its place: FAIL_TO_PASS first, then
+	// PASS_TO_PASS. Loading builds it to check results quickly.
+	testIndex map[string]int
 }
 
 // knownInstanceFields are the JSON keys Instance decodes itself.

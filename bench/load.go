@@ -324,6 +324,18 @@ func readInstances(path string, r io.Reader, repos map[string]bool, ps Problems)
 		if len(in.FailToPass) == 0 {
 			ps.add(path, line, "FAIL_TO_PASS", "an instance needs at least one fail-to-pass test")
 		}
+		in.testIndex = make(map[string]int, len(in.FailToPass)+len(in.PassToPass))
+		for i, id := range append(append([]string(nil), in.FailToPass...), in.PassToPass...) {
+			if _, dup := in.testIndex[id]; dup {
+				field := "FAIL_TO_PASS"
+				if i >= len(in.FailToPass) {
+					field = "PASS_TO_PASS"
+				}
+				ps.add(path, line, field, "test %q is listed twice (a test is either fail-to-pass or pass-to-pass, once)", id)
+				break
+			}
+			in.testIndex[id] = i
+		}
 		if in.ProblemStatement == "" {
 			ps.add(path, line, "problem_statement", "is required")
 		}
@@ -521,9 +533,87 @@ func readResults(path string, r io.Reader, ds *Dataset, split string, data *Data
 	for _, id := range ds.Split(split).Instances {
 		inSplit[id] = true
 	}
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		ps.add(path, 0, "", "cannot read: %v", err)
+		return nil, ps
+	}
+	decoded, ok := decodeResults(raw)
+	if !ok {
+		decoded, ps = decodeResultLines(path, raw, ps)
+	}
+	out := decoded[:0]
+	seen := make(map[string]int, len(decoded))
+	for _, res := range decoded {
+		line := res.Line
+		if res.Dataset != "" && res.Dataset != ds.Key() {
+			ps.add(path, line, "dataset", "result is for %s but the folder is for %s", res.Dataset, ds.Key())
+			continue
+		}
+		in := ds.Instance(res.InstanceID)
+		if in == nil {
+			msg := fmt.Sprintf("unknown instance id %q in %s", res.InstanceID, ds.DisplayName())
+			for _, other := range data.Datasets {
+				if other != ds && other.Name == ds.Name && other.Instance(res.InstanceID) != nil {
+					msg += fmt.Sprintf("; it belongs to %s: results for another dataset version", other.DisplayName())
+					break
+				}
+			}
+			ps.add(path, line, "instance_id", "%s", msg)
+			continue
+		}
+		if !inSplit[res.InstanceID] {
+			ps.add(path, line, "instance_id", "instance %q is not in split %q", res.InstanceID, split)
+			continue
+		}
+		if first, dup := seen[res.InstanceID]; dup {
+			ps.add(path, line, "instance_id", "duplicate result for %q (first on line %d)", res.InstanceID, first)
+			continue
+		}
+		seen[res.InstanceID] = line
+		ps = checkResult(path, line, &res, in, ps)
+		out = append(out, res)
+	}
+	return out, ps
+}
+
+// decodeResults decodes a results file with one decoder: the fast path
+// for a valid file. It reports false on anything unusual (a decoding
+// error, two values on a line, a value across lines), and the caller then
+// decodes line by line to say exactly what and where.
+func decodeResults(raw []byte) ([]Result, bool) {
+	out := make([]Result, 0, bytes.Count(raw, []byte{'\n'})+1)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	line, pos := 1, 0
+	for {
+		var res Result
+		err := dec.Decode(&res)
+		if errors.Is(err, io.EOF) {
+			return out, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		seg := raw[pos:end]
+		value := bytes.TrimLeft(seg, " \t\r\n")
+		breaks := bytes.Count(seg[:len(seg)-len(value)], []byte{'\n'})
+		if (len(out) > 0 && breaks == 0) || bytes.IndexByte(value, '\n') >= 0 {
+			return nil, false
+		}
+		line += breaks
+		res.Line = line
+		out = append(out, res)
+		pos = end
+	}
+}
+
+// decodeResultLines decodes line by line, naming the line and field of
+// every problem.
+func decodeResultLines(path string, raw []byte, ps Problems) ([]Result, Problems) {
 	var out []Result
-	seen := map[string]int{}
-	eachLine(path, r, &ps, func(line int, b []byte) {
+	eachLine(path, bytes.NewReader(raw), &ps, func(line int, b []byte) {
 		var res Result
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
@@ -536,32 +626,6 @@ func readResults(path string, r io.Reader, ds *Dataset, split string, data *Data
 			return
 		}
 		res.Line = line
-		if res.Dataset != "" && res.Dataset != ds.Key() {
-			ps.add(path, line, "dataset", "result is for %s but the folder is for %s", res.Dataset, ds.Key())
-			return
-		}
-		in := ds.Instance(res.InstanceID)
-		if in == nil {
-			msg := fmt.Sprintf("unknown instance id %q in %s", res.InstanceID, ds.DisplayName())
-			for _, other := range data.Datasets {
-				if other != ds && other.Name == ds.Name && other.Instance(res.InstanceID) != nil {
-					msg += fmt.Sprintf("; it belongs to %s: results for another dataset version", other.DisplayName())
-					break
-				}
-			}
-			ps.add(path, line, "instance_id", "%s", msg)
-			return
-		}
-		if !inSplit[res.InstanceID] {
-			ps.add(path, line, "instance_id", "instance %q is not in split %q", res.InstanceID, split)
-			return
-		}
-		if first, dup := seen[res.InstanceID]; dup {
-			ps.add(path, line, "instance_id", "duplicate result for %q (first on line %d)", res.InstanceID, first)
-			return
-		}
-		seen[res.InstanceID] = line
-		ps = checkResult(path, line, &res, in, ps)
 		out = append(out, res)
 	})
 	return out, ps
@@ -571,42 +635,51 @@ func readResults(path string, r io.Reader, ds *Dataset, split string, data *Data
 // resolved flag agrees with them: resolved means the patch applied and every
 // FAIL_TO_PASS and PASS_TO_PASS test passed.
 func checkResult(path string, line int, res *Result, in *Instance, ps Problems) Problems {
-	f2p := setOf(in.FailToPass)
-	p2p := setOf(in.PassToPass)
-	for _, c := range []struct {
+	// outcome[k] records which list named test k of the instance (F2P
+	// tests first, then P2P), so a test is listed once, as passed or
+	// failed. This runs for every result: no maps, no string copies.
+	nf := len(in.FailToPass)
+	var small [128]uint8
+	outcome := small[:0]
+	if n := nf + len(in.PassToPass); n > len(small) {
+		outcome = make([]uint8, n)
+	} else {
+		outcome = small[:n]
+	}
+	lists := [...]struct {
 		field string
 		ids   []string
-		set   map[string]bool
-		list  string
+		p2p   bool
 	}{
-		{"f2p_passed", res.F2PPassed, f2p, "FAIL_TO_PASS"},
-		{"f2p_failed", res.F2PFailed, f2p, "FAIL_TO_PASS"},
-		{"p2p_passed", res.P2PPassed, p2p, "PASS_TO_PASS"},
-		{"p2p_failed", res.P2PFailed, p2p, "PASS_TO_PASS"},
-	} {
-		for _, id := range c.ids {
-			if !c.set[id] {
-				ps.add(path, line, c.field, "test %q is not in the instance's %s", id, c.list)
+		{"f2p_passed", res.F2PPassed, false},
+		{"f2p_failed", res.F2PFailed, false},
+		{"p2p_passed", res.P2PPassed, true},
+		{"p2p_failed", res.P2PFailed, true},
+	}
+	bad := false
+	for li, c := range lists {
+		tests, name, off := in.FailToPass, "FAIL_TO_PASS", 0
+		if c.p2p {
+			tests, name, off = in.PassToPass, "PASS_TO_PASS", nf
+		}
+		for i, id := range c.ids {
+			k, ok := in.testIndex[id]
+			if !ok || k < off || k >= off+len(tests) {
+				ps.add(path, line, c.field, "test %q is not in the instance's %s", id, name)
+				bad = true
 				break
 			}
-		}
-	}
-	// A test has one outcome: listed once, as passed or as failed.
-	outcome := map[string]string{}
-	for _, c := range []struct {
-		field string
-		ids   []string
-	}{{"f2p_passed", res.F2PPassed}, {"f2p_failed", res.F2PFailed}, {"p2p_passed", res.P2PPassed}, {"p2p_failed", res.P2PFailed}} {
-		for _, id := range c.ids {
-			if prev, ok := outcome[id]; ok {
-				ps.add(path, line, c.field, "test %q is also listed in %s", id, prev)
+			if prev := outcome[k]; prev != 0 {
+				ps.add(path, line, c.field, "test %q is also listed in %s", id, lists[prev-1].field)
+				bad = true
 				break
 			}
-			outcome[id] = c.field
+			outcome[k] = uint8(li + 1)
+			c.ids[i] = tests[k-off] // share the instance's copy of the id
 		}
 	}
-	all := res.PatchApplied && len(res.F2PFailed) == 0 && len(res.P2PFailed) == 0 &&
-		countIn(res.F2PPassed, f2p) == len(f2p) && countIn(res.P2PPassed, p2p) == len(p2p)
+	all := !bad && res.PatchApplied && len(res.F2PFailed) == 0 && len(res.P2PFailed) == 0 &&
+		len(res.F2PPassed) == nf && len(res.P2PPassed) == len(in.PassToPass)
 	if res.Resolved && !all {
 		ps.add(path, line, "resolved", "is true but not every FAIL_TO_PASS and PASS_TO_PASS test passed with the patch applied")
 	}
@@ -625,24 +698,4 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 		ps.add(path, line, "cost", "is negative")
 	}
 	return ps
-}
-
-func setOf(ids []string) map[string]bool {
-	m := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		m[id] = true
-	}
-	return m
-}
-
-func countIn(ids []string, set map[string]bool) int {
-	n := 0
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if set[id] && !seen[id] {
-			seen[id] = true
-			n++
-		}
-	}
-	return n
 }

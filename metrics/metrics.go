@@ -149,13 +149,15 @@ type Count struct {
 	N     int
 }
 
-// FailureModes counts the failure modes (error types) over results, most
-// frequent first.
-func FailureModes(results []bench.Result) []Count {
+// FailureModes counts the failure modes (error types) over one or more
+// sets of results, most frequent first.
+func FailureModes(sets ...[]bench.Result) []Count {
 	m := map[string]int{}
-	for _, r := range results {
-		for _, f := range r.FailureModes {
-			m[f]++
+	for _, results := range sets {
+		for _, r := range results {
+			for _, f := range r.FailureModes {
+				m[f]++
+			}
 		}
 	}
 	return sortCounts(m)

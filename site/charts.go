@@ -203,11 +203,11 @@ func barBase(xName, yName string, categories []string) *charts.Bar {
 func (b *builder) failureModes(ds *bench.Dataset) templates.Chart {
 	ch := templates.Chart{ID: "chart-failures", Title: "Failure modes",
 		Caption: "Error types in failing tests, counted over every per-instance result on this dataset."}
-	var results []bench.Result
+	var subs [][]bench.Result
 	for _, s := range b.perInstanceSubs(ds) {
-		results = append(results, s.Results...)
+		subs = append(subs, s.Results)
 	}
-	counts := metrics.FailureModes(results)
+	counts := metrics.FailureModes(subs...)
 	if len(counts) == 0 {
 		ch.Empty = "Needs per-instance results with failure modes, which this dataset's submissions do not publish."
 		return ch

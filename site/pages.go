@@ -409,7 +409,7 @@ func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Componen
 		SiteURL:       latest.SiteURL, ReportURL: latest.ReportURL, Notes: latest.Notes, Tags: latest.Tags,
 		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 	}
-	var results []bench.Result
+	var results [][]bench.Result
 	solved := map[string]bool{}
 	for _, e := range entries {
 		bd := b.m.board(ds, e.sub.Split)
@@ -425,14 +425,14 @@ func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Componen
 				s.Repos = t
 			}
 		}
-		results = append(results, e.sub.Results...)
+		results = append(results, e.sub.Results)
 		for i := range e.sub.Results {
 			if e.sub.Results[i].Resolved {
 				solved[e.sub.Results[i].InstanceID] = true
 			}
 		}
 	}
-	for _, c := range metrics.FailureModes(results) {
+	for _, c := range metrics.FailureModes(results...) {
 		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})
 	}
 	for _, in := range ds.Instances {
@@ -448,15 +448,10 @@ func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (templ.Com
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
 	}
-	patch, err := b.mk.Diff(in.Patch)
-	if err != nil {
-		return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
-	}
+	patch := b.mk.Diff(in.Patch)
 	var testPatch string
 	if in.TestPatch != "" {
-		if testPatch, err = b.mk.Diff(in.TestPatch); err != nil {
-			return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
-		}
+		testPatch = b.mk.Diff(in.TestPatch)
 	}
 	f := b.facts(ds)
 	p := &templates.InstancePage{

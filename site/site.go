@@ -90,10 +90,6 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	data, err := bench.Load(ctx, opts.dataDir())
-	if err != nil {
-		return rep, err
-	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -105,11 +101,17 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	// Inputs identical to those of the last successful build were valid
+	// then and rendered then: nothing to load, nothing to write.
 	out := openOutput(opts.outputDir())
 	if out.upToDate(inputs) {
 		rep.UpToDate = true
 		rep.Files = len(out.prev.Files)
 		return rep, nil
+	}
+	data, err := bench.Load(ctx, opts.dataDir())
+	if err != nil {
+		return rep, err
 	}
 
 	base := opts.Config.BasePath()
