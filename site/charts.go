@@ -138,7 +138,7 @@ func (b *builder) tokensChart(ds *bench.Dataset) templates.Chart {
 		if r.TokensIn.Missing {
 			continue
 		}
-		label := r.Name + " (" + r.TokensIn.Text + " / " + orDash(r.TokensOut) + ")"
+		label := r.Name + " (" + r.TokensIn.Text + " / " + r.TokensOut.String() + ")"
 		if !r.Resolved.Missing {
 			res = append(res, opts.ScatterData{Name: label, Value: []any{r.TokensIn.Sort, r.Resolved.Sort}})
 		}
@@ -154,13 +154,6 @@ func (b *builder) tokensChart(ds *bench.Dataset) templates.Chart {
 	sc.AddSeries("% passed", pass)
 	ch.Options = sc.JSON()
 	return ch
-}
-
-func orDash(c templates.Cell) string {
-	if c.Missing {
-		return "—"
-	}
-	return c.Text
 }
 
 func (b *builder) passVsDate(ds *bench.Dataset) templates.Chart {

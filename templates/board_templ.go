@@ -916,11 +916,4 @@ func yesno(b bool) string {
 	return "no"
 }
 
-func orDash(c Cell) string {
-	if c.Missing {
-		return "—"
-	}
-	return c.Text
-}
-
 var _ = templruntime.GeneratedTemplate

@@ -42,6 +42,14 @@ type Cell struct {
 	Note    string
 }
 
+// String is the cell as shown: its text, or "—" when missing.
+func (c Cell) String() string {
+	if c.Missing {
+		return "—"
+	}
+	return c.Text
+}
+
 // Badge is a label/value pill.
 type Badge struct {
 	Label string
