@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,13 +32,15 @@ const (
 	fbCharts         = browserBase + "datasets/featurebench/v1.0/charts/"
 	exampleDataset   = browserBase + "datasets/example/v1/"
 	exampleCharts    = exampleDataset + "charts/"
+	exampleCompare   = exampleDataset + "compare/full/"
 	chartWait        = 10 * time.Second
 )
 
 // TestBrowserLeaderboard builds the site from the shipped data/, serves it
 // and drives it in headless Chromium: sorting and filtering the leaderboard
 // with the state kept in the URL, the search box, the charts, links to
-// instance and system pages and the theme toggle. Any console error, uncaught
+// instance and system pages, the choice of systems on the compare page and
+// the theme toggle. Any console error, uncaught
 // exception or failed resource load fails the test.
 func TestBrowserLeaderboard(t *testing.T) {
 	chromium := testenv.Chromium(t)
@@ -54,6 +57,7 @@ func TestBrowserLeaderboard(t *testing.T) {
 	t.Run("Search", func(t *testing.T) { testBoardSearch(t, b) })
 	t.Run("Charts", func(t *testing.T) { testCharts(t, b) })
 	t.Run("Links", func(t *testing.T) { testLinks(t, b) })
+	t.Run("Compare", func(t *testing.T) { testCompare(t, b) })
 	t.Run("Theme", func(t *testing.T) { testTheme(t, b) })
 
 	b.checkNoErrors(t)
@@ -573,6 +577,149 @@ func testLinks(t *testing.T, b *browserTab) {
 			t.Errorf("instance page %s has no %s element", id, sel)
 		}
 	}
+}
+
+// ---- compare ---------------------------------------------------------------
+
+// compareState is what the reader sees of the compare page's choice of
+// systems.
+type compareState struct {
+	Systems []string `json:"systems"` // every system checkbox, in page order
+	Ticked  []string `json:"ticked"`  // the ticked ones
+	Columns []string `json:"columns"` // the system columns laid out, in order
+	Table   bool     `json:"table"`   // whether table#compare is laid out
+	Hint    string   `json:"hint"`    // the text of a laid-out .compare-hint, if any
+}
+
+const compareStateJS = `(() => {
+	const shown = el => el.getClientRects().length > 0;
+	const boxes = Array.from(document.querySelectorAll('form.compare-pick input[name="s"]'));
+	const hint = Array.from(document.querySelectorAll(".compare-hint")).filter(shown);
+	return {
+		systems: boxes.map(b => b.value),
+		ticked: boxes.filter(b => b.checked).map(b => b.value),
+		columns: Array.from(document.querySelectorAll("#compare thead th[data-system]")).filter(shown).map(th => th.getAttribute("data-system")),
+		table: shown(document.getElementById("compare")),
+		hint: hint.map(h => h.textContent.trim()).join(" ")
+	};
+})()`
+
+// checkCompare checks that exactly the systems want are ticked and shown
+// as columns, and that with fewer than two the page asks for more (with
+// none, in place of the table).
+func (b *browserTab) checkCompare(t *testing.T, when string, want []string) {
+	t.Helper()
+	s := eval[compareState](t, b, compareStateJS)
+	if !slices.Equal(s.Ticked, want) {
+		t.Errorf("%s the ticked systems are %q, want %q", when, s.Ticked, want)
+	}
+	switch {
+	case len(want) == 0:
+		if s.Table {
+			t.Errorf("%s with no system chosen table#compare is shown (columns %q), want it replaced by a message", when, s.Columns)
+		}
+	case !slices.Equal(s.Columns, want):
+		t.Errorf("%s the system columns shown are %q (table shown: %v), want %q", when, s.Columns, s.Table, want)
+	}
+	if len(want) < 2 {
+		if !strings.Contains(s.Hint, "two or more systems") {
+			t.Errorf("%s with %d systems chosen the page shows the message %q, want one asking for two or more systems", when, len(want), s.Hint)
+		}
+	} else if s.Hint != "" {
+		t.Errorf("%s with %d systems chosen the page still shows the message %q", when, len(want), s.Hint)
+	}
+}
+
+// checkSystemsParam checks the URL's s parameter: absent when want is nil
+// (the default, every system), else exactly want.
+func (b *browserTab) checkSystemsParam(t *testing.T, when string, want []string) {
+	t.Helper()
+	got, ok := b.query(t)["s"]
+	switch {
+	case want == nil && ok:
+		t.Errorf("%s the URL has s=%q, want no s parameter (every system is the default)", when, got)
+	case want != nil && !slices.Equal(got, want):
+		t.Errorf("%s the URL has s=%q (present: %v), want %q", when, got, ok, want)
+	}
+}
+
+// toggleSystem clicks a system's checkbox on the compare page.
+func (b *browserTab) toggleSystem(t *testing.T, key string) {
+	t.Helper()
+	b.do(t, "clicking the checkbox of "+key,
+		chromedp.Click(chromedp.CSS(`form.compare-pick input[name="s"][value=`+jsString(key)+`]`)))
+}
+
+// checkReloads checks that the page's URL alone reproduces the view, both
+// on a reload and on a fresh load as from a shared link.
+func (b *browserTab) checkReloads(t *testing.T, want []string) {
+	t.Helper()
+	href := eval[string](t, b, `location.pathname + location.search`)
+	b.do(t, "reloading "+href, chromedp.Reload())
+	b.checkCompare(t, "after reloading "+href, want)
+	b.do(t, "leaving the page", chromedp.Navigate("about:blank"))
+	b.open(t, href)
+	b.checkCompare(t, "after loading "+href, want)
+}
+
+func testCompare(t *testing.T, b *browserTab) {
+	if !b.exists(t, exampleCompare) {
+		t.Logf("%s is not in the site (no example dataset in data/): skipping the compare page", exampleCompare)
+		return
+	}
+	b.open(t, exampleCompare)
+	all := eval[compareState](t, b, compareStateJS).Systems
+	// Two systems must be neither none nor all of them.
+	if len(all) < 3 {
+		t.Fatalf("%s has %d system checkboxes %q, want at least 3", exampleCompare, len(all), all)
+	}
+	b.checkCompare(t, "on first load", all)
+	b.checkSystemsParam(t, "on first load", nil)
+	// Each step clicks from the state the last one left: after a wrong
+	// state the next clicks would only pile up confusing errors.
+	if t.Failed() {
+		return
+	}
+
+	// Unticking every system is a choice of its own, not the default.
+	for _, s := range all {
+		b.toggleSystem(t, s)
+	}
+	b.checkCompare(t, "after unticking every system", nil)
+	b.checkSystemsParam(t, "after unticking every system", []string{""})
+	b.checkReloads(t, nil)
+	if t.Failed() {
+		return
+	}
+
+	two := []string{all[0], all[2]}
+	for _, s := range two {
+		b.toggleSystem(t, s)
+	}
+	b.checkCompare(t, "after ticking two systems", two)
+	b.checkSystemsParam(t, "after ticking two systems", two)
+	b.checkReloads(t, two)
+	if t.Failed() {
+		return
+	}
+
+	// Only one: the column stays, with the message.
+	b.toggleSystem(t, two[1])
+	b.checkCompare(t, "after unticking one of two systems", two[:1])
+	b.checkSystemsParam(t, "after unticking one of two systems", two[:1])
+	if t.Failed() {
+		return
+	}
+
+	// Every system again is the default: the parameter goes.
+	for _, s := range all {
+		if s != two[0] {
+			b.toggleSystem(t, s)
+		}
+	}
+	b.checkCompare(t, "after ticking every system again", all)
+	b.checkSystemsParam(t, "after ticking every system again", nil)
+	b.checkReloads(t, all)
 }
 
 // ---- theme -----------------------------------------------------------------

@@ -33,6 +33,7 @@ func (b *builder) chartsPage(ds *bench.Dataset) templ.Component {
 		b.failureModes(ds),
 		b.perRepo(ds),
 		b.byLevel(ds),
+		b.passedByLevel(ds),
 	}
 	c.Page.Charts = true
 	return templates.ChartsPageView(c)
@@ -213,7 +214,7 @@ func (b *builder) failureModes(ds *bench.Dataset) templates.Chart {
 	}
 	bar := barBase("error type", "count", cats)
 	bar.AddSeries("failures", vals)
-	ch.Options = bar.JSON()
+	ch.Options = barJSON(bar)
 	return ch
 }
 
@@ -249,34 +250,56 @@ func (b *builder) perRepo(ds *bench.Dataset) templates.Chart {
 	bar := barBase("repository", "instances", repos)
 	bar.AddSeries("L1", l1, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
 	bar.AddSeries("L2", l2, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
-	ch.Options = bar.JSON()
+	ch.Options = barJSON(bar)
 	return ch
 }
 
+// byLevel is % resolved by level per system; passedByLevel the same for
+// % passed (paper Table 8 gives both). Both list the systems of the default
+// split in leaderboard order.
 func (b *builder) byLevel(ds *bench.Dataset) templates.Chart {
 	split := b.repoSplit(ds)
-	ch := templates.Chart{ID: "chart-levels", Title: "Resolved rate by level",
-		Caption: "% resolved on L1 (extend a codebase) and L2 (build from scratch) instances, per system on the " + split + " split."}
+	return b.levelChart(ds, split, templates.Chart{ID: "chart-levels", Title: "Resolved rate by level",
+		Caption: "% resolved on L1 (extend a codebase) and L2 (build from scratch) instances, per system on the " + split + " split."},
+		"% resolved", func(r templates.Row) (l1, l2 templates.Cell) { return r.L1Resolved, r.L2Resolved })
+}
+
+func (b *builder) passedByLevel(ds *bench.Dataset) templates.Chart {
+	split := b.repoSplit(ds)
+	return b.levelChart(ds, split, templates.Chart{ID: "chart-levels-passed", Title: "Passed rate by level",
+		Caption: "% of fail-to-pass tests passed on L1 (extend a codebase) and L2 (build from scratch) instances, per system on the " + split + " split."},
+		"% passed", func(r templates.Row) (l1, l2 templates.Cell) { return r.L1Passed, r.L2Passed })
+}
+
+func (b *builder) levelChart(ds *bench.Dataset, split string, ch templates.Chart, yName string, pick func(templates.Row) (l1, l2 templates.Cell)) templates.Chart {
 	var cats []string
 	var l1, l2 []opts.BarData
 	for _, e := range b.m.board(ds, split).entries {
-		r := e.row
-		if r.L1Resolved.Missing && r.L2Resolved.Missing {
+		c1, c2 := pick(e.row)
+		if c1.Missing && c2.Missing {
 			continue
 		}
-		cats = append(cats, r.Name)
-		l1 = append(l1, barValue(r.L1Resolved))
-		l2 = append(l2, barValue(r.L2Resolved))
+		cats = append(cats, e.row.Name)
+		l1 = append(l1, barValue(c1))
+		l2 = append(l2, barValue(c2))
 	}
 	if len(cats) == 0 {
-		ch.Empty = "No system on this split has results by level."
+		ch.Empty = "No system on this split has " + yName + " by level."
 		return ch
 	}
-	bar := barBase("system", "% resolved", cats)
+	bar := barBase("system", yName, cats)
 	bar.AddSeries("L1", l1)
 	bar.AddSeries("L2", l2)
-	ch.Options = bar.JSON()
+	ch.Options = barJSON(bar)
 	return ch
+}
+
+// barJSON is a bar chart's options. Validate puts the categories set with
+// SetXAxis into the x axis: JSON alone leaves them out, and the bars would
+// have no labels.
+func barJSON(bar *charts.Bar) map[string]any {
+	bar.Validate()
+	return bar.JSON()
 }
 
 func barValue(c templates.Cell) opts.BarData {

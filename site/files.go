@@ -61,7 +61,7 @@ func boardCSV(v *templates.Board) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write([]string{"rank", "system", "scaffold", "model", "organisations", "resolved_pct", "resolved_ci95",
-		"passed_pct", "l1_resolved_pct", "l2_resolved_pct", "tokens_in", "tokens_out", "cost_per_instance", "date",
+		"passed_pct", "l1_resolved_pct", "l1_passed_pct", "l2_resolved_pct", "l2_passed_pct", "tokens_in", "tokens_out", "cost_per_instance", "date",
 		"open_scaffold", "open_weights", "checked", "attempts", "tags", "reported", "source"})
 	cell := func(c templates.Cell) string {
 		if c.Missing {
@@ -71,7 +71,7 @@ func boardCSV(v *templates.Board) ([]byte, error) {
 	}
 	for _, r := range v.Rows {
 		_ = w.Write([]string{strconv.Itoa(r.Rank), r.Name, r.Scaffold, r.Model, r.Organisations,
-			cell(r.Resolved), r.Resolved.Note, cell(r.Passed), cell(r.L1Resolved), cell(r.L2Resolved),
+			cell(r.Resolved), r.Resolved.Note, cell(r.Passed), cell(r.L1Resolved), cell(r.L1Passed), cell(r.L2Resolved), cell(r.L2Passed),
 			cell(r.TokensIn), cell(r.TokensOut), cell(r.Cost), r.Date,
 			strconv.FormatBool(r.OpenScaffold), strconv.FormatBool(r.OpenWeights), strconv.FormatBool(r.Checked),
 			strconv.Itoa(r.Attempts), strings.Join(r.Tags, ";"), strconv.FormatBool(r.Reported), r.Source})
@@ -91,7 +91,9 @@ type boardRow struct {
 	ResolvedCI    string   `json:"resolved_ci95,omitempty"`
 	Passed        *string  `json:"passed_pct"`
 	L1Resolved    *string  `json:"l1_resolved_pct,omitempty"`
+	L1Passed      *string  `json:"l1_passed_pct,omitempty"`
 	L2Resolved    *string  `json:"l2_resolved_pct,omitempty"`
+	L2Passed      *string  `json:"l2_passed_pct,omitempty"`
 	TokensIn      *string  `json:"tokens_in,omitempty"`
 	TokensOut     *string  `json:"tokens_out,omitempty"`
 	Cost          *string  `json:"cost_per_instance,omitempty"`
@@ -123,7 +125,8 @@ func boardJSON(v *templates.Board) ([]byte, error) {
 		doc.Rows = append(doc.Rows, boardRow{
 			Rank: r.Rank, System: r.Name, Scaffold: r.Scaffold, Model: r.Model, Organisations: r.Organisations,
 			Resolved: str(r.Resolved), ResolvedCI: r.Resolved.Note, Passed: str(r.Passed),
-			L1Resolved: str(r.L1Resolved), L2Resolved: str(r.L2Resolved),
+			L1Resolved: str(r.L1Resolved), L1Passed: str(r.L1Passed),
+			L2Resolved: str(r.L2Resolved), L2Passed: str(r.L2Passed),
 			TokensIn: str(r.TokensIn), TokensOut: str(r.TokensOut), Cost: str(r.Cost), Date: r.Date,
 			OpenScaffold: r.OpenScaffold, OpenWeights: r.OpenWeights, Checked: r.Checked, Attempts: r.Attempts,
 			Tags: r.Tags, Reported: r.Reported, Source: r.Source,

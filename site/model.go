@@ -34,6 +34,15 @@ func (u urls) download(ds *bench.Dataset, split string) string {
 	return u.dataset(ds) + split + ".jsonl"
 }
 
+// reposSplit is a split's section of the per-repository page.
+func (u urls) reposSplit(ds *bench.Dataset, split string) string {
+	return u.repos(ds) + "#" + splitAnchor(split)
+}
+
+// splitAnchor is the HTML id of a split's section on the per-repository
+// page; split names are safe names ([A-Za-z0-9._-]).
+func splitAnchor(split string) string { return "split-" + split }
+
 // entry is one submission on its board, with its computed figures.
 type entry struct {
 	sub    *bench.Submission
@@ -134,7 +143,9 @@ func (m *model) row(e *entry) templates.Row {
 		SiteURL:       s.SiteURL,
 		ReportURL:     s.ReportURL,
 		L1Resolved:    missing(),
+		L1Passed:      missing(),
 		L2Resolved:    missing(),
+		L2Passed:      missing(),
 	}
 	if rep := s.Reported; rep != nil {
 		r.Reported = true
@@ -145,10 +156,10 @@ func (m *model) row(e *entry) templates.Row {
 		r.TokensOut = figureCell(rep.TokensOut)
 		r.Cost = figureCell(rep.Cost)
 		if l := rep.Levels["L1"]; l != nil {
-			r.L1Resolved = figureCell(l.Resolved)
+			r.L1Resolved, r.L1Passed = figureCell(l.Resolved), figureCell(l.Passed)
 		}
 		if l := rep.Levels["L2"]; l != nil {
-			r.L2Resolved = figureCell(l.Resolved)
+			r.L2Resolved, r.L2Passed = figureCell(l.Resolved), figureCell(l.Passed)
 		}
 		return r
 	}
@@ -159,11 +170,12 @@ func (m *model) row(e *entry) templates.Row {
 	r.TokensIn = tokenCell(sc.TokensIn())
 	r.TokensOut = tokenCell(sc.TokensOut())
 	r.Cost = costCell(sc.Cost())
+	// Per level, in the formats of the overall figures.
 	if l, ok := e.levels[1]; ok && l.Instances > 0 {
-		r.L1Resolved = pctCell(l.ResolvedRate(), 1)
+		r.L1Resolved, r.L1Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
 	}
 	if l, ok := e.levels[2]; ok && l.Instances > 0 {
-		r.L2Resolved = pctCell(l.ResolvedRate(), 1)
+		r.L2Resolved, r.L2Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
 	}
 	return r
 }
@@ -183,11 +195,15 @@ func (m *model) view(b *board, id string) *templates.Board {
 	for _, sp := range b.ds.Splits {
 		v.Splits = append(v.Splits, templates.Link{Title: sp.Name, URL: m.u.board(b.ds, sp.Name), Current: sp.Name == b.split})
 	}
+	if len(b.entries) > 0 {
+		v.ReposURL = m.u.reposSplit(b.ds, b.split)
+	}
 	tags := map[string]bool{}
 	for _, e := range b.entries {
 		r := e.row
 		v.Rows = append(v.Rows, r)
-		v.HasLevels = v.HasLevels || !r.L1Resolved.Missing || !r.L2Resolved.Missing
+		v.HasLevels = v.HasLevels || !r.L1Resolved.Missing || !r.L2Resolved.Missing ||
+			!r.L1Passed.Missing || !r.L2Passed.Missing
 		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing
 		v.HasCost = v.HasCost || !r.Cost.Missing
 		if e.sub.PerInstance() {

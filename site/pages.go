@@ -235,6 +235,9 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 		if ds.HasInstances() {
 			info.DownloadURL = b.m.u.download(ds, sp.Name)
 		}
+		if len(bd.entries) > 0 {
+			info.ReposURL = b.m.u.reposSplit(ds, sp.Name)
+		}
 		for _, e := range bd.entries {
 			if e.sub.PerInstance() {
 				info.CompareURL = b.m.u.compare(ds, sp.Name)
@@ -257,8 +260,9 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 	return templates.DatasetVersionPage(d)
 }
 
-// repoSplit is the split whose per-repository tables a dataset shows: the
-// configured default split when the dataset has it, else its first.
+// repoSplit is the split a dataset's charts and system pages take their
+// per-repository and per-system figures from: the configured default
+// split when the dataset has it, else its first.
 func (b *builder) repoSplit(ds *bench.Dataset) string {
 	if ds.Split(b.cfg.DefaultSplit) != nil {
 		return b.cfg.DefaultSplit
@@ -266,20 +270,41 @@ func (b *builder) repoSplit(ds *bench.Dataset) string {
 	return ds.Splits[0].Name
 }
 
+// reposPage is the gold statistics per repository, then one section per
+// split that has systems: the default split first, the others in manifest
+// order. Each section has a stable id (splitAnchor) that the leaderboards
+// and the dataset page link to.
 func (b *builder) reposPage(ds *bench.Dataset) templ.Component {
-	split := b.repoSplit(ds)
 	r := &templates.ReposPage{
-		Page: b.frame(ds.DisplayName()+" per repository", "Per-repository statistics and results of "+ds.DisplayName()+".",
+		Page: b.frame(ds.DisplayName()+" per repository", "Per-repository statistics and results of "+ds.DisplayName()+", split by split.",
 			templates.Link{Title: "Home", URL: b.m.u.base},
 			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
 			templates.Link{Title: "Per repository"}),
-		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds), Split: split,
+		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 	}
 	r.Stats = b.repoStats(ds)
-	for _, e := range b.m.board(ds, split).entries {
-		if t := b.repoScores(e); t != nil {
-			r.Systems = append(r.Systems, *t)
+	first := b.repoSplit(ds)
+	splits := []string{first}
+	for _, sp := range ds.Splits {
+		if sp.Name != first {
+			splits = append(splits, sp.Name)
 		}
+	}
+	for _, split := range splits {
+		bd := b.m.board(ds, split)
+		if len(bd.entries) == 0 {
+			continue
+		}
+		sec := templates.RepoSplit{
+			ID: splitAnchor(split), Name: split, Size: ds.SplitSize(split),
+			BoardURL: b.m.u.board(ds, split), Entries: len(bd.entries),
+		}
+		for _, e := range bd.entries {
+			if t := b.repoScores(e, split != first); t != nil {
+				sec.Systems = append(sec.Systems, *t)
+			}
+		}
+		r.Splits = append(r.Splits, sec)
 	}
 	return templates.ReposPageView(r)
 }
@@ -323,14 +348,21 @@ func (b *builder) repoStats(ds *bench.Dataset) templates.RepoStatsTable {
 }
 
 // repoScores is a system's per-repository table on its board, or nil when
-// there is none.
-func (b *builder) repoScores(e *entry) *templates.RepoSystemTable {
+// there is none. Its HTML id is "repos-<slug>"; qualified tables, for a
+// page that holds several splits, add the split ("repos-<split>:<slug>",
+// which no slug can collide with), so that the default split's anchors
+// keep the ids they always had.
+func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTable {
 	s := e.sub
 	ds := s.Dataset
 	t := &templates.RepoSystemTable{
-		ID:   "repos-" + s.Slug,
-		Name: s.Name,
-		URL:  b.m.u.system(ds, s.Slug),
+		ID:    "repos-" + s.Slug,
+		Name:  s.Name,
+		Split: s.Split,
+		URL:   b.m.u.system(ds, s.Slug),
+	}
+	if qualified {
+		t.ID = "repos-" + s.Split + ":" + s.Slug
 	}
 	if rep := s.Reported; rep != nil {
 		if len(rep.Repos) == 0 {
@@ -360,7 +392,7 @@ func (b *builder) repoScores(e *entry) *templates.RepoSystemTable {
 	for _, in := range ds.SplitInstances(s.Split) {
 		byRepo[in.Repo] = append(byRepo[in.Repo], in)
 	}
-	t.Source = "computed from per-instance results (" + s.Split + ")"
+	t.Source = "computed from per-instance results"
 	for _, repo := range ds.Repos {
 		ins := byRepo[repo.Name]
 		if len(ins) == 0 {
@@ -418,10 +450,11 @@ func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Componen
 			Split: e.sub.Split, BoardURL: b.m.u.board(ds, e.sub.Split), Date: r.Date,
 			Rank: r.Rank, Of: len(bd.entries), Resolved: r.Resolved, Passed: r.Passed,
 			TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: r.Cost,
-			L1Resolved: r.L1Resolved, L2Resolved: r.L2Resolved, Reported: r.Reported, Source: r.Source,
+			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,
+			Reported: r.Reported, Source: r.Source,
 		})
 		if e.sub.Split == b.repoSplit(ds) || s.Repos == nil {
-			if t := b.repoScores(e); t != nil {
+			if t := b.repoScores(e, false); t != nil {
 				s.Repos = t
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,10 +136,14 @@ func rowOf(t *testing.T, page, needle string) string {
 }
 
 // TestLinksResolve parses every HTML page and checks that every link and
-// asset under the base path names a file of the site.
+// asset under the base path names a file of the site, and that every
+// fragment (#id), on the same page or another, names an element there.
 func TestLinksResolve(t *testing.T) {
 	out, _ := buildShipped(t)
 	pages := 0
+	type fragment struct{ from, page, id string }
+	var fragments []fragment
+	ids := map[string]map[string]bool{} // page file -> its ids
 	err := filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
 			return err
@@ -153,15 +158,23 @@ func TestLinksResolve(t *testing.T) {
 			t.Errorf("%s does not parse: %v", path, err)
 			return nil
 		}
+		ids[path] = map[string]bool{}
 		var walk func(*html.Node)
 		walk = func(n *html.Node) {
 			if n.Type == html.ElementNode {
 				for _, a := range n.Attr {
+					if a.Key == "id" {
+						ids[path][a.Val] = true
+					}
 					if a.Key != "href" && a.Key != "src" {
 						continue
 					}
 					v := a.Val
-					if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "#") {
+					if strings.HasPrefix(v, "#") {
+						fragments = append(fragments, fragment{path, path, v[1:]})
+						continue
+					}
+					if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
 						continue
 					}
 					if !strings.HasPrefix(v, "/featbench/") {
@@ -175,6 +188,8 @@ func TestLinksResolve(t *testing.T) {
 					}
 					if _, err := os.Stat(target); err != nil {
 						t.Errorf("%s: broken link %q", path, v)
+					} else if _, id, ok := strings.Cut(v, "#"); ok {
+						fragments = append(fragments, fragment{path, target, id})
 					}
 				}
 			}
@@ -191,6 +206,14 @@ func TestLinksResolve(t *testing.T) {
 	if pages < 30 {
 		t.Errorf("checked %d pages, want at least 30", pages)
 	}
+	for _, f := range fragments {
+		if !ids[f.page][f.id] {
+			t.Errorf("%s: link to #%s on %s, which has no element with that id", f.from, f.id, f.page)
+		}
+	}
+	if len(fragments) < pages {
+		t.Errorf("checked %d fragment links on %d pages; every page has at least its skip link", len(fragments), pages)
+	}
 }
 
 func TestBoardDownloadsMatchTheTable(t *testing.T) {
@@ -204,6 +227,8 @@ func TestBoardDownloadsMatchTheTable(t *testing.T) {
 			System   string  `json:"system"`
 			Resolved *string `json:"resolved_pct"`
 			Passed   *string `json:"passed_pct"`
+			L1Passed *string `json:"l1_passed_pct"`
+			L2Passed *string `json:"l2_passed_pct"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/featurebench/v1.0/full/board.json")), &doc); err != nil {
@@ -216,11 +241,15 @@ func TestBoardDownloadsMatchTheTable(t *testing.T) {
 	if top.System != "Codex + GPT-5.1-Codex" || top.Resolved == nil || *top.Resolved != "12.5" || *top.Passed != "41.66" {
 		t.Errorf("top row = %+v, want Codex + GPT-5.1-Codex with 12.5 resolved and 41.66 passed", top)
 	}
+	// Table 8: passed by level, as published.
+	if top.L1Passed == nil || *top.L1Passed != "43.0" || top.L2Passed == nil || *top.L2Passed != "35.2" {
+		t.Errorf("top row passed by level = %v, %v; want 43.0 and 35.2 (Table 8)", top.L1Passed, top.L2Passed)
+	}
 	csv := read(t, out, "leaderboard/featurebench/v1.0/full/board.csv")
 	if lines := strings.Count(csv, "\n"); lines != 9 {
 		t.Errorf("board.csv has %d lines, want a header and 8 rows", lines)
 	}
-	if !strings.Contains(csv, "1,Codex + GPT-5.1-Codex,Codex,GPT-5.1-Codex,OpenAI,12.5,,41.66") {
+	if !strings.Contains(csv, "1,Codex + GPT-5.1-Codex,Codex,GPT-5.1-Codex,OpenAI,12.5,,41.66,13.9,43.0,5.9,35.2,") {
 		t.Errorf("board.csv lacks the Codex row as published:\n%s", csv)
 	}
 }
@@ -413,4 +442,416 @@ passed = "75.25"
 		}
 	}
 	return root
+}
+
+// ---- level figures, level charts and the per-repository page ------------
+
+// parse parses an HTML page.
+func parse(t *testing.T, page string) *html.Node {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatalf("page does not parse: %v", err)
+	}
+	return doc
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// find returns the elements under n, n included, for which match holds,
+// in document order.
+func find(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && match(n) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// byID returns the element of doc with the given id, or nil.
+func byID(doc *html.Node, id string) *html.Node {
+	els := find(doc, func(n *html.Node) bool { v, ok := attr(n, "id"); return ok && v == id })
+	if len(els) == 0 {
+		return nil
+	}
+	return els[0]
+}
+
+// text is the text of n, its words separated by single spaces (and by a
+// space between elements).
+func text(n *html.Node) string {
+	var b strings.Builder
+	for _, t := range find(n, func(*html.Node) bool { return true }) {
+		for c := t.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+				b.WriteByte(' ')
+			}
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// boardCells returns the cells of the row of table#board whose header cell
+// names the system, keyed by the data-key of their column; each value is
+// the cell's first word (the figure as shown, without notes) and its
+// data-sort attribute.
+func boardCells(t *testing.T, page, system string) map[string][2]string {
+	t.Helper()
+	table := byID(parse(t, page), "board")
+	if table == nil {
+		t.Fatal("the page has no table#board")
+	}
+	var keys []string
+	for _, th := range find(table, func(n *html.Node) bool { return n.Data == "th" && n.Parent.Parent.Data == "thead" }) {
+		k, _ := attr(th, "data-key")
+		keys = append(keys, k)
+	}
+	for _, tr := range find(table, func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" }) {
+		cells := find(tr, func(n *html.Node) bool { return (n.Data == "td" || n.Data == "th") && n.Parent == tr })
+		if len(cells) < 2 {
+			continue
+		}
+		if a := find(cells[1], func(n *html.Node) bool { return n.Data == "a" }); len(a) == 0 || text(a[0]) != system {
+			continue
+		}
+		if len(cells) != len(keys) {
+			t.Fatalf("the row of %q has %d cells under %d headers", system, len(cells), len(keys))
+		}
+		out := map[string][2]string{}
+		for i, c := range cells {
+			first := ""
+			if f := strings.Fields(text(c)); len(f) > 0 {
+				first = f[0]
+			}
+			sort, _ := attr(c, "data-sort")
+			out[keys[i]] = [2]string{first, sort}
+		}
+		return out
+	}
+	t.Fatalf("table#board has no row for %q", system)
+	return nil
+}
+
+// TestShippedLevelFiguresExactlyAsPublished checks the L1 and L2 % resolved
+// and % passed columns (paper Table 8) against data/: each figure as
+// printed, "—" where a submission publishes none.
+func TestShippedLevelFiguresExactlyAsPublished(t *testing.T) {
+	out, _ := buildShipped(t)
+	data, err := bench.Load(context.Background(), "../data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, passed := 0, 0
+	for _, s := range data.Submissions {
+		if s.Reported == nil {
+			continue
+		}
+		page := read(t, out, "leaderboard/"+s.Dataset.Name+"/"+s.Dataset.Version+"/"+s.Split+"/index.html")
+		cells := boardCells(t, page, s.Name)
+		if _, ok := cells["l1"]; !ok {
+			if len(s.Reported.Levels) > 0 {
+				t.Errorf("%s publishes figures by level but its board has no level columns", s.ID())
+			}
+			continue
+		}
+		for _, c := range []struct {
+			key, level string
+			fig        func(*bench.Score) bench.Figure
+		}{
+			{"l1", "L1", func(l *bench.Score) bench.Figure { return l.Resolved }},
+			{"l1passed", "L1", func(l *bench.Score) bench.Figure { return l.Passed }},
+			{"l2", "L2", func(l *bench.Score) bench.Figure { return l.Resolved }},
+			{"l2passed", "L2", func(l *bench.Score) bench.Figure { return l.Passed }},
+		} {
+			got, ok := cells[c.key]
+			if !ok {
+				t.Errorf("%s: the board has no column th[data-key=%q]", s.ID(), c.key)
+				continue
+			}
+			want, sort := "—", ""
+			var f bench.Figure
+			if l := s.Reported.Levels[c.level]; l != nil {
+				f = c.fig(l)
+			}
+			if f.Set() {
+				want = f.Text
+				sort = strconv.FormatFloat(f.Value, 'g', -1, 64)
+				if strings.HasSuffix(c.key, "passed") {
+					passed++
+				}
+			}
+			if got[0] != want || got[1] != sort {
+				t.Errorf("%s: column %s shows %q (data-sort %q), want %q (data-sort %q)", s.ID(), c.key, got[0], got[1], want, sort)
+			}
+			checked++
+		}
+	}
+	// Paper Table 8 gives L1 and L2 % passed for seven systems.
+	if passed < 14 || checked < 32 {
+		t.Errorf("checked %d level cells, %d of them published %% passed; the FeatureBench data should give at least 32 and 14", checked, passed)
+	}
+}
+
+// TestLevelFiguresFromPerInstanceResults checks the level columns computed
+// from per-instance results, and that a submission without figures by
+// level shows "—" in all four.
+func TestLevelFiguresFromPerInstanceResults(t *testing.T) {
+	root := fixtureRoot(t, nil)
+	if _, err := site.Build(context.Background(), fixtureOptions(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(root, "public"), "leaderboard/demo/v1/full/index.html")
+	for _, key := range []string{"l1", "l1passed", "l2", "l2passed"} {
+		if !strings.Contains(page, `data-key="`+key+`" data-type="num"`) {
+			t.Errorf("the board has no numeric, sortable column %q", key)
+		}
+	}
+	// Agent A resolved its level 1 instance and passed none of the F2P
+	// tests of its level 2 instance.
+	a := boardCells(t, page, "Agent A")
+	for key, want := range map[string]string{"l1": "100.0", "l1passed": "100.00", "l2": "0.0", "l2passed": "0.00"} {
+		if a[key][0] != want {
+			t.Errorf("Agent A: column %s shows %q, want %q", key, a[key][0], want)
+		}
+	}
+	b := boardCells(t, page, `<script>alert("name")</script>`)
+	for _, key := range []string{"l1", "l1passed", "l2", "l2passed"} {
+		if b[key][0] != "—" || b[key][1] != "" {
+			t.Errorf("reported system without level figures: column %s shows %q (data-sort %q), want — sorting last", key, b[key][0], b[key][1])
+		}
+	}
+	sys := read(t, filepath.Join(root, "public"), "datasets/demo/v1/systems/agent-a/index.html")
+	if !strings.Contains(sys, "L1 % Pass.") || !strings.Contains(sys, "100.00") {
+		t.Errorf("the system page lacks the L1 %% passed column or Agent A's 100.00")
+	}
+}
+
+// chartOptions returns the ECharts options a charts page embeds for id.
+func chartOptions(t *testing.T, page, id string) map[string]any {
+	t.Helper()
+	el := byID(parse(t, page), id+"-options")
+	if el == nil || el.FirstChild == nil {
+		t.Fatalf("the charts page has no options for %s", id)
+	}
+	var o map[string]any
+	if err := json.Unmarshal([]byte(el.FirstChild.Data), &o); err != nil {
+		t.Fatalf("options of %s: %v", id, err)
+	}
+	return o
+}
+
+// TestLevelCharts checks that the level charts show the published L1 and
+// L2 figures, % resolved and % passed, one bar per system and level, with
+// the systems named on the axis.
+func TestLevelCharts(t *testing.T) {
+	out, _ := buildShipped(t)
+	data, err := bench.Load(context.Background(), "../data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := data.Dataset("featurebench/v1.0")
+	page := read(t, out, "datasets/featurebench/v1.0/charts/index.html")
+	for _, c := range []struct {
+		id  string
+		fig func(*bench.Score) bench.Figure
+	}{
+		{"chart-levels", func(l *bench.Score) bench.Figure { return l.Resolved }},
+		{"chart-levels-passed", func(l *bench.Score) bench.Figure { return l.Passed }},
+	} {
+		if byID(parse(t, page), c.id) == nil {
+			t.Errorf("the charts page has no div#%s to draw into", c.id)
+			continue
+		}
+		o := chartOptions(t, page, c.id)
+		raw, _ := json.Marshal(o)
+		var opt struct {
+			XAxis  []struct{ Data []string } `json:"xAxis"`
+			Series []struct {
+				Name string
+				Data []struct{ Value any }
+			} `json:"series"`
+		}
+		if err := json.Unmarshal(raw, &opt); err != nil {
+			t.Fatal(err)
+		}
+		if len(opt.XAxis) == 0 || len(opt.Series) != 2 || opt.Series[0].Name != "L1" || opt.Series[1].Name != "L2" {
+			t.Errorf("%s: want an x axis and the series L1 and L2, got %s", c.id, raw)
+			continue
+		}
+		systems := opt.XAxis[0].Data
+		if len(systems) < 7 {
+			t.Errorf("%s names %d systems on its axis, want the 7 or more with published figures by level", c.id, len(systems))
+		}
+		for i, name := range systems {
+			var sub *bench.Submission
+			for _, s := range data.SubmissionsFor(ds, "full") {
+				if s.Name == name {
+					sub = s
+				}
+			}
+			if sub == nil || sub.Reported == nil {
+				t.Errorf("%s: %q is not a reported system of the full split", c.id, name)
+				continue
+			}
+			for j, level := range []string{"L1", "L2"} {
+				var want any = "-"
+				var f bench.Figure
+				if l := sub.Reported.Levels[level]; l != nil {
+					f = c.fig(l)
+				}
+				if f.Set() {
+					want = f.Value
+				}
+				if got := opt.Series[j].Data[i].Value; got != want {
+					t.Errorf("%s: %s %s = %v, want %v", c.id, name, level, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestShippedReposPageCoversEverySplit checks that the per-repository page
+// has a section for each split with systems, that leaderboards and the
+// dataset page link to it, and that the published per-repository figures
+// sit in their split's section.
+func TestShippedReposPageCoversEverySplit(t *testing.T) {
+	out, _ := buildShipped(t)
+	data, err := bench.Load(context.Background(), "../data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := 0
+	for _, ds := range data.Datasets {
+		base := "datasets/" + ds.Name + "/" + ds.Version + "/"
+		doc := parse(t, read(t, out, base+"repos/index.html"))
+		dsPage := read(t, out, base+"index.html")
+		for _, sp := range ds.Splits {
+			subs := data.SubmissionsFor(ds, sp.Name)
+			sec := byID(doc, "split-"+sp.Name)
+			link := `href="/featbench/` + base + `repos/#split-` + sp.Name + `"`
+			board := read(t, out, "leaderboard/"+ds.Name+"/"+ds.Version+"/"+sp.Name+"/index.html")
+			if len(subs) == 0 {
+				if sec != nil || strings.Contains(board, link) {
+					t.Errorf("%s %s has no systems but a per-repository section or a link to one", ds.Key(), sp.Name)
+				}
+				continue
+			}
+			if sec == nil {
+				t.Errorf("%s: the per-repository page has no section#split-%s", ds.Key(), sp.Name)
+				continue
+			}
+			if !strings.Contains(board, link) {
+				t.Errorf("the %s %s leaderboard does not link to its per-repository section (%s)", ds.Key(), sp.Name, link)
+			}
+			if !strings.Contains(dsPage, link) {
+				t.Errorf("the %s dataset page does not link to the %s per-repository section", ds.Key(), sp.Name)
+			}
+			for _, s := range subs {
+				if s.Reported == nil || len(s.Reported.Repos) == 0 {
+					continue
+				}
+				var tbl *html.Node
+				for _, n := range find(sec, func(n *html.Node) bool { return n.Data == "section" && n != sec }) {
+					if strings.HasPrefix(text(n), s.Name+" ") {
+						tbl = n
+					}
+				}
+				if tbl == nil {
+					t.Errorf("%s: no per-repository table of %q in section#split-%s", s.ID(), s.Name, sp.Name)
+					continue
+				}
+				tables++
+				rows := map[string]string{}
+				for _, tr := range find(tbl, func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" }) {
+					cells := find(tr, func(n *html.Node) bool { return n.Data == "td" || n.Data == "th" })
+					rows[text(cells[0])] = text(tr)
+				}
+				for repo, sc := range s.Reported.Repos {
+					row, ok := rows[repo]
+					if !ok {
+						t.Errorf("%s: the %s table has no row for %s", s.ID(), sp.Name, repo)
+						continue
+					}
+					for _, f := range []bench.Figure{sc.Passed, sc.Resolved} {
+						if f.Set() && !strings.Contains(" "+row+" ", " "+f.Text+" ") {
+							t.Errorf("%s %s: figure %q missing from %q", s.ID(), repo, f.Text, row)
+						}
+					}
+				}
+			}
+		}
+	}
+	if tables < 7 {
+		t.Errorf("found %d published per-repository tables, want the 7 of paper Tables 15–21", tables)
+	}
+}
+
+// TestReposPageSectionPerSplit builds a dataset with two splits of
+// per-instance results: each split gets its section with each system's
+// table computed on that split's instances, and ids stay unique.
+func TestReposPageSectionPerSplit(t *testing.T) {
+	base := fixtureRoot(t, nil)
+	ds, _ := os.ReadFile(filepath.Join(base, "data/datasets/demo/v1/dataset.toml"))
+	res, _ := os.ReadFile(filepath.Join(base, "data/submissions/demo/v1/full/20260301_agent-a/results.jsonl"))
+	meta, _ := os.ReadFile(filepath.Join(base, "data/submissions/demo/v1/full/20260301_agent-a/metadata.toml"))
+	root := fixtureRoot(t, map[string]string{
+		"data/datasets/demo/v1/dataset.toml":                           string(ds) + "\n[[splits]]\nname = \"lite\"\ninstances = [\"demo__pkg-2\"]\n\n[[splits]]\nname = \"empty\"\ninstances = [\"demo__pkg-1\"]\n",
+		"data/submissions/demo/v1/lite/20260301_agent-a/metadata.toml": string(meta),
+		"data/submissions/demo/v1/lite/20260301_agent-a/results.jsonl": strings.SplitAfter(string(res), "\n")[1],
+	})
+	if _, err := site.Build(context.Background(), fixtureOptions(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(root, "public"), "datasets/demo/v1/repos/index.html")
+	doc := parse(t, page)
+	ids := map[string]bool{}
+	for _, n := range find(doc, func(n *html.Node) bool { _, ok := attr(n, "id"); return ok }) {
+		id, _ := attr(n, "id")
+		if ids[id] {
+			t.Errorf("id %q appears twice on the per-repository page", id)
+		}
+		ids[id] = true
+	}
+	if byID(doc, "split-empty") != nil {
+		t.Error("the split without systems has a section")
+	}
+	for _, c := range []struct {
+		split, id, want string
+	}{
+		// The default split keeps the ids the page always had.
+		{"full", "repos-agent-a", "demo/pkg 2 50.0 50.0 1k / 10"},
+		{"lite", "repos-lite:agent-a", "demo/pkg 1 0.0 0.0"},
+	} {
+		sec := byID(doc, "split-"+c.split)
+		if sec == nil {
+			t.Errorf("no section#split-%s", c.split)
+			continue
+		}
+		tbl := byID(sec, c.id)
+		if tbl == nil {
+			t.Errorf("section#split-%s has no table#%s", c.split, c.id)
+			continue
+		}
+		if got := text(tbl); !strings.Contains(got, c.want) || !strings.Contains(got, c.split+" split") {
+			t.Errorf("table#%s = %q, want the %s split and the row %q", c.id, got, c.split, c.want)
+		}
+	}
+	if i, j := strings.Index(page, `id="split-full"`), strings.Index(page, `id="split-lite"`); i < 0 || j < i {
+		t.Error("the default split's section does not come first")
+	}
 }

@@ -87,7 +87,8 @@ type Board struct {
 	CSVURL     string
 	JSONURL    string
 	CompareURL string
-	HasLevels  bool
+	ReposURL   string // this split's section of the per-repository page
+	HasLevels  bool   // the L1/L2 % resolved and % passed columns
 	HasTokens  bool
 	HasCost    bool
 	HasCI      bool
@@ -109,7 +110,9 @@ type Row struct {
 	TokensOut     Cell
 	Cost          Cell
 	L1Resolved    Cell
+	L1Passed      Cell
 	L2Resolved    Cell
+	L2Passed      Cell
 	Date          string
 	OpenScaffold  bool
 	OpenWeights   bool
@@ -165,6 +168,7 @@ type SplitInfo struct {
 	Size        int
 	BoardURL    string
 	CompareURL  string
+	ReposURL    string // its section of the per-repository page, when it has systems
 	DownloadURL string
 	Systems     int
 }
@@ -181,14 +185,24 @@ type InstanceRow struct {
 	Difficulty Cell
 }
 
-// ReposPage holds the per-repository tables of a dataset version.
+// ReposPage holds the per-repository tables of a dataset version: the gold
+// statistics, then one section per split that has systems.
 type ReposPage struct {
 	Page
 	Dataset    string
 	DatasetURL string
-	Split      string
 	Stats      RepoStatsTable
-	Systems    []RepoSystemTable
+	Splits     []RepoSplit
+}
+
+// RepoSplit is one split's section of the per-repository page.
+type RepoSplit struct {
+	ID       string // HTML id of the section, the fragment other pages link to
+	Name     string
+	Size     int // instances in the split
+	BoardURL string
+	Entries  int // systems on the split's leaderboard
+	Systems  []RepoSystemTable
 }
 
 // RepoStatsTable is the gold statistics per repository (paper Table 12).
@@ -212,6 +226,7 @@ type RepoStatsRow struct {
 type RepoSystemTable struct {
 	ID     string
 	Name   string
+	Split  string
 	URL    string
 	Source string
 	Rows   []RepoScoreRow
@@ -259,7 +274,9 @@ type SystemSplit struct {
 	TokensOut  Cell
 	Cost       Cell
 	L1Resolved Cell
+	L1Passed   Cell
 	L2Resolved Cell
+	L2Passed   Cell
 	Reported   bool
 	Source     string
 }

@@ -100,6 +100,11 @@
   // ---- filters -------------------------------------------------------------
   // A filter form names its table with data-board, data-index or
   // data-compare; its fields are URL parameters of the same names.
+  //
+  // The compare form's systems are the parameter s, which has three states:
+  // absent means the default, every system (the page as served); s=a&s=b
+  // means exactly those systems; a lone empty s= means explicitly none, so
+  // that unticking every system survives a reload or a shared link.
   function formState(form) {
     var p = params();
     Array.prototype.forEach.call(form.elements, function (el) {
@@ -107,7 +112,9 @@
       if (el.type === "checkbox") {
         var vals = p.getAll(el.name);
         if (form.hasAttribute("data-compare") && el.name === "s") {
-          if (vals.length) el.checked = vals.indexOf(el.value) >= 0;
+          // Set every box either way: the browser may have restored an
+          // older state of the form on reload.
+          el.checked = p.has("s") ? vals.indexOf(el.value) >= 0 : el.defaultChecked;
         } else {
           el.checked = vals.indexOf(el.value) >= 0;
         }
@@ -131,10 +138,12 @@
       }
     });
     if (form.hasAttribute("data-compare")) {
-      // All systems chosen is the default: keep the URL short.
+      // All systems chosen is the default: keep the URL short. None chosen
+      // is written s= so that it does not read back as the default.
       var boxes = form.querySelectorAll('input[name="s"]');
       var all = Array.prototype.every.call(boxes, function (b) { return b.checked; });
       if (all) p.delete("s");
+      else if (!p.has("s")) p.append("s", "");
     }
     saveParams(p);
   }
@@ -185,9 +194,37 @@
     return [shown, rows.length];
   }
 
+  // compareHint returns the message shown while fewer than two systems are
+  // chosen, made on first use (without JavaScript every column shows and no
+  // message is needed).
+  function compareHint(form) {
+    var id = form.getAttribute("data-compare") + "-hint";
+    var hint = document.getElementById(id);
+    if (!hint) {
+      hint = document.createElement("p");
+      hint.id = id;
+      hint.className = "compare-hint";
+      hint.setAttribute("role", "status");
+      hint.hidden = true;
+      form.parentNode.insertBefore(hint, form.nextSibling);
+    }
+    return hint;
+  }
+
   function applyCompare(form, table) {
     var chosen = checkedValues(form, "s");
     var diffOnly = checkedValues(form, "diff").length > 0;
+    var hint = compareHint(form);
+    var wrap = table.closest(".table-wrap") || table;
+    hint.hidden = chosen.length >= 2;
+    if (chosen.length === 0) {
+      hint.textContent = "No system chosen. Choose two or more systems above to compare them instance by instance.";
+    } else if (chosen.length === 1) {
+      hint.textContent = "Only one system chosen. Choose two or more systems to compare them instance by instance.";
+    }
+    // With no system chosen the table would be only instance names: the
+    // message replaces it.
+    wrap.hidden = chosen.length === 0;
     table.querySelectorAll("[data-system]").forEach(function (c) {
       c.hidden = chosen.indexOf(c.getAttribute("data-system")) < 0;
     });
@@ -204,7 +241,7 @@
       r.hidden = !ok;
       if (ok) shown++;
     });
-    return [shown, rows.length];
+    return [wrap.hidden ? 0 : shown, rows.length];
   }
 
   function initFilter(form) {
