@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sort"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // Instance is one task: a problem statement and a repository with the
@@ -41,6 +43,10 @@ type Instance struct {
 	// testIndex maps a test id to its place: FAIL_TO_PASS first, then
 	// PASS_TO_PASS. Loading builds it to check results quickly.
 	testIndex map[string]int
+	// pos is the instance's place in its Dataset.Instances.
+	pos int
+	// raw is the instance's line in instances.jsonl, as published.
+	raw []byte
 }
 
 // knownInstanceFields are the JSON keys Instance decodes itself.
@@ -56,6 +62,20 @@ var knownInstanceFields = func() map[string]bool {
 
 // instanceFields is Instance without its methods, so decoding does not recurse.
 type instanceFields Instance
+
+// decodeInstance decodes one instance. The common case, known fields only
+// and test lists as JSON lists, takes one pass of the encoding/json/v2
+// candidate; anything else (unknown fields to keep, SWE-bench's
+// string-encoded lists, a mistake to report) goes through UnmarshalJSON.
+func decodeInstance(b []byte, in *Instance) error {
+	line, raw := in.Line, in.raw
+	defer func() { in.Line, in.raw = line, raw }()
+	if jsonv2.Unmarshal(b, (*instanceFields)(in), jsonv2.RejectUnknownMembers(true)) == nil {
+		return nil
+	}
+	*in = Instance{}
+	return json.Unmarshal(b, in)
+}
 
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra. Test
 // lists may also be given as a JSON string holding a list, as in SWE-bench.
@@ -125,6 +145,16 @@ func (in Instance) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// JSON is the instance as one JSON object: its line in instances.jsonl as
+// published when it was loaded from one, so a download gives the data
+// exactly, else MarshalJSON's encoding.
+func (in *Instance) JSON() ([]byte, error) {
+	if in.raw != nil {
+		return in.raw, nil
+	}
+	return json.Marshal(in)
 }
 
 // Created parses created_at; the zero time when it is absent.

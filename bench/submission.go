@@ -82,6 +82,7 @@ type Submission struct {
 	// Results are per-instance results, nil for a reported aggregate.
 	Results []Result
 	byID    map[string]*Result
+	byPos   []*Result // by the instance's place in Dataset.Instances
 }
 
 // ID is unique across all submissions: "name/version/split/folder".
@@ -97,9 +98,26 @@ func (s *Submission) ResultFor(id string) *Result {
 	return s.byID[id]
 }
 
+// ResultOf returns the result for an instance of the submission's dataset,
+// or nil when the system made no prediction for it. Pages ask this for
+// every instance and system: it is a slice index, not a map lookup.
+func (s *Submission) ResultOf(in *Instance) *Result {
+	if in.pos < len(s.byPos) && s.Dataset.Instances[in.pos] == in {
+		return s.byPos[in.pos]
+	}
+	return s.byID[in.InstanceID]
+}
+
 func (s *Submission) index() {
 	s.byID = make(map[string]*Result, len(s.Results))
+	if len(s.Results) > 0 {
+		s.byPos = make([]*Result, len(s.Dataset.Instances))
+	}
 	for i := range s.Results {
-		s.byID[s.Results[i].InstanceID] = &s.Results[i]
+		r := &s.Results[i]
+		s.byID[r.InstanceID] = r
+		if in := s.Dataset.Instance(r.InstanceID); in != nil {
+			s.byPos[in.pos] = r
+		}
 	}
 }

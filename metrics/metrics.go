@@ -97,15 +97,15 @@ func Wilson(k, n int, z float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// Lookup finds a system's result for an instance id; nil when the system
+// Lookup finds a system's result for an instance; nil when the system
 // made no prediction.
-type Lookup func(id string) *bench.Result
+type Lookup func(in *bench.Instance) *bench.Result
 
 // Compute scores a system on a set of instances.
 func Compute(instances []*bench.Instance, result Lookup) Score {
 	s := Score{Instances: len(instances)}
 	for _, in := range instances {
-		r := result(in.InstanceID)
+		r := result(in)
 		if r == nil {
 			continue
 		}

@@ -98,7 +98,7 @@ func lookup(rs ...bench.Result) metrics.Lookup {
 	for i := range rs {
 		m[rs[i].InstanceID] = &rs[i]
 	}
-	return func(id string) *bench.Result { return m[id] }
+	return func(in *bench.Instance) *bench.Result { return m[in.InstanceID] }
 }
 
 func TestCompute(t *testing.T) {

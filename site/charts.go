@@ -71,7 +71,7 @@ func (b *builder) meanPassed(ds *bench.Dataset) map[string]float64 {
 	for _, s := range b.perInstanceSubs(ds) {
 		for _, in := range ds.SplitInstances(s.Split) {
 			n[in.InstanceID]++
-			if r := s.ResultFor(in.InstanceID); r != nil {
+			if r := s.ResultOf(in); r != nil {
 				sum[in.InstanceID] += metrics.PassedFraction(in, r)
 			}
 		}

@@ -144,7 +144,7 @@ func boardJSON(v *templates.Board) ([]byte, error) {
 func splitJSONL(ds *bench.Dataset, split string) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, in := range ds.SplitInstances(split) {
-		raw, err := json.Marshal(in)
+		raw, err := in.JSON()
 		if err != nil {
 			return nil, fmt.Errorf("encoding %s: %w", in.InstanceID, err)
 		}

@@ -10,18 +10,23 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
 	highlighting "github.com/yuin/goldmark-highlighting/v2"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/util"
 )
 
 // markup renders problem statements and patches to HTML. Markdown raw HTML
 // is never rendered (goldmark's default omits it), and code is highlighted
 // with CSS classes so that the light and dark themes both apply.
 type markup struct {
-	md goldmark.Markdown
+	md   goldmark.Markdown
+	memo *memo
 }
 
-func newMarkup() *markup {
+func newMarkup(mm *memo) *markup {
 	return &markup{
+		memo: mm,
 		md: goldmark.New(
 			goldmark.WithExtensions(
 				extension.Table,
@@ -30,18 +35,64 @@ func newMarkup() *markup {
 					highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
 				),
 			),
-			// No html.WithUnsafe(): raw HTML and javascript: links are dropped.
+			// No html.WithUnsafe(): javascript: links are dropped, and raw
+			// HTML is shown as the text it is (rawHTMLAsText).
+			goldmark.WithRendererOptions(renderer.WithNodeRenderers(
+				util.Prioritized(rawHTMLAsText{}, 100), // before goldmark's own (1000)
+			)),
 		),
 	}
 }
 
 // Markdown renders markdown to safe HTML.
 func (m *markup) Markdown(src string) (string, error) {
+	return m.memo.get(src, m.render)
+}
+
+func (m *markup) render(src string) (string, error) {
 	var buf bytes.Buffer
 	if err := m.md.Convert([]byte(src), &buf); err != nil {
 		return "", fmt.Errorf("rendering markdown: %w", err)
 	}
 	return buf.String(), nil
+}
+
+// rawHTMLAsText renders markdown's raw HTML, inline or as a block, as
+// escaped text: a statement that writes "<div>" shows "<div>", and no
+// markup from data reaches the page.
+type rawHTMLAsText struct{}
+
+func (rawHTMLAsText) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindHTMLBlock, func(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		b := n.(*ast.HTMLBlock)
+		_, _ = w.WriteString(`<pre class="raw-html"><code>`)
+		lines := b.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
+		}
+		if b.HasClosure() {
+			_, _ = w.WriteString(html.EscapeString(string(b.ClosureLine.Value(source))))
+		}
+		_, _ = w.WriteString("</code></pre>\n")
+		return ast.WalkSkipChildren, nil
+	})
+	reg.Register(ast.KindRawHTML, func(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkSkipChildren, nil
+		}
+		r := n.(*ast.RawHTML)
+		_, _ = w.WriteString(`<code class="raw-html">`)
+		for i := range r.Segments.Len() {
+			seg := r.Segments.At(i)
+			_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
+		}
+		_, _ = w.WriteString("</code>")
+		return ast.WalkSkipChildren, nil
+	})
 }
 
 // Diff highlights a unified diff. A diff's syntax is one prefix per line,

@@ -94,10 +94,10 @@ func (m *model) newBoard(ds *bench.Dataset, split string) *board {
 	for _, s := range m.data.SubmissionsFor(ds, split) {
 		e := &entry{sub: s}
 		if s.PerInstance() {
-			e.score = metrics.Compute(instances, s.ResultFor)
+			e.score = metrics.Compute(instances, s.ResultOf)
 			e.levels = map[int]metrics.Score{}
 			for lvl, ins := range byLevel {
-				e.levels[lvl] = metrics.Compute(ins, s.ResultFor)
+				e.levels[lvl] = metrics.Compute(ins, s.ResultOf)
 			}
 		}
 		e.row = m.row(e)

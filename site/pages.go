@@ -398,7 +398,7 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 		if len(ins) == 0 {
 			continue
 		}
-		sc := metrics.Compute(ins, s.ResultFor)
+		sc := metrics.Compute(ins, s.ResultOf)
 		t.Rows = append(t.Rows, templates.RepoScoreRow{
 			Repo: repo.Name, Instances: len(ins),
 			Passed: pctCell(sc.PassedRate(), 1), Resolved: pctCell(sc.ResolvedRate(), 1),
@@ -512,7 +512,7 @@ func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (templ.Com
 			continue
 		}
 		for _, e := range bd.entries {
-			r := e.sub.ResultFor(in.InstanceID)
+			r := e.sub.ResultOf(in)
 			if r == nil {
 				continue
 			}
@@ -549,7 +549,7 @@ func (b *builder) comparePage(bd *board) templ.Component {
 		row := templates.CompareRow{ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level,
 			Resolved: make([]bool, len(subs)), Missing: make([]bool, len(subs))}
 		for i, s := range subs {
-			r := s.ResultFor(in.InstanceID)
+			r := s.ResultOf(in)
 			row.Missing[i] = r == nil
 			row.Resolved[i] = r != nil && r.Resolved
 		}

@@ -36,6 +36,11 @@ type Options struct {
 	// CacheDir holds the npm install of the chart library; default
 	// <Root>/.cache/npm.
 	CacheDir string
+	// Memo is the file memoising rendered problem statements between
+	// builds; default <Root>/.cache/render/statements.gob.
+	Memo string
+	// NoMemo renders every statement afresh and leaves the memo alone.
+	NoMemo bool
 	// RequireLocalCharts makes a missing npm an error instead of a fall
 	// back to the CDN copy: CI and the browser test run offline.
 	RequireLocalCharts bool
@@ -57,6 +62,16 @@ type Report struct {
 
 func (o Options) dataDir() string   { return under(o.Root, o.Config.Data) }
 func (o Options) outputDir() string { return under(o.Root, o.Config.Output) }
+
+func (o Options) memoPath() string {
+	switch {
+	case o.NoMemo:
+		return ""
+	case o.Memo != "":
+		return o.Memo
+	}
+	return filepath.Join(o.Root, ".cache", "render", "statements.gob")
+}
 
 // under resolves a configured folder: relative to the project root unless
 // it is absolute.
@@ -119,7 +134,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		cfg:       opts.Config,
 		data:      data,
 		m:         newModel(data, urls{base: base}),
-		mk:        newMarkup(),
+		mk:        newMarkup(openMemo(opts.memoPath())),
 		factCache: map[*bench.Dataset]*instanceFacts{},
 	}
 	b.site = &templates.Site{
@@ -138,28 +153,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}
 
 	pages := b.pages()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, p := range pages {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			comp, raw, err := p.render()
-			if err != nil {
-				return err
-			}
-			if comp != nil {
-				var buf bytes.Buffer
-				if err := comp.Render(gctx, &buf); err != nil {
-					return fmt.Errorf("rendering %s: %w", p.url, err)
-				}
-				raw = buf.Bytes()
-			}
-			return out.write(b.rel(p.url), raw)
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := b.renderAll(ctx, pages, out); err != nil {
 		return rep, err
 	}
 	if err := b.writeAssets(out, lib); err != nil {
@@ -167,6 +161,10 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}
 	if err := b.writeSitemap(out, pages); err != nil {
 		return rep, err
+	}
+	if err := b.mk.memo.save(); err != nil {
+		// The memo only saves time: the site is complete without it.
+		fmt.Fprintf(logw, "warning: %v\n", err)
 	}
 	removed, err := out.finish(inputs)
 	if err != nil {
@@ -181,6 +179,57 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	rep.Written = out.written
 	rep.Removed = removed
 	return rep, nil
+}
+
+// renderAll renders pages on every CPU and writes them from one goroutine:
+// file creation is system calls on one folder tree, which contend when
+// issued in parallel, while rendering overlaps with them.
+func (b *builder) renderAll(ctx context.Context, pages []page, out *output) error {
+	type file struct {
+		rel  string
+		data []byte
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	files := make(chan file, 64)
+	g.Go(func() error {
+		for f := range files {
+			if err := out.write(f.rel, f.data); err != nil {
+				return err // errgroup cancels gctx: the renders stop
+			}
+		}
+		return nil
+	})
+	renders, rctx := errgroup.WithContext(gctx)
+	renders.SetLimit(runtime.GOMAXPROCS(0))
+	for _, p := range pages {
+		renders.Go(func() error {
+			if err := rctx.Err(); err != nil {
+				return err
+			}
+			comp, raw, err := p.render()
+			if err != nil {
+				return err
+			}
+			if comp != nil {
+				var buf bytes.Buffer
+				if err := comp.Render(rctx, &buf); err != nil {
+					return fmt.Errorf("rendering %s: %w", p.url, err)
+				}
+				raw = buf.Bytes()
+			}
+			select {
+			case files <- file{b.rel(p.url), raw}:
+				return nil
+			case <-rctx.Done():
+				return rctx.Err()
+			}
+		})
+	}
+	g.Go(func() error {
+		defer close(files)
+		return renders.Wait()
+	})
+	return g.Wait()
 }
 
 // link resolves a configured link: a site path such as "datasets/" is

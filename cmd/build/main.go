@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/featbench/featbench/site"
@@ -26,6 +27,7 @@ func run() int {
 	serve := fs.String("serve", "", "serve the site on `ADDR` (e.g. localhost:8080) and rebuild when data/, templates or config change")
 	root := fs.String("root", ".", "project `DIR` holding featbench.toml and data/")
 	cfgPath := fs.String("config", "", "configuration `FILE` (default DIR/featbench.toml)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to `FILE` (read it with go tool pprof)")
 	requireLocal := fs.Bool("require-local-charts", false, "fail instead of falling back to the CDN copy of the chart library when npm is missing")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: build [--check] [--serve ADDR] [--root DIR] [--config FILE]\n\nRenders data/ into the static site.\n\n")
@@ -37,6 +39,19 @@ func run() int {
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return 2
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "build:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "build: cpu profile:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

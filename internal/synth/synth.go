@@ -50,7 +50,20 @@ type Config struct {
 	Coverage float64
 	// Seed makes the output reproducible; 0 means a fixed default.
 	Seed uint64
+	// TestIDs is the granularity of FAIL_TO_PASS and PASS_TO_PASS, and so
+	// of the test ids every result lists: TestFiles (the default) as in
+	// FeatureBench, one fail-to-pass test file (sometimes two) and five
+	// pass-to-pass files per instance; TestFunctions as in SWE-bench,
+	// 3-15 fail-to-pass and 5-30 pass-to-pass test functions, which makes
+	// results about four times larger.
+	TestIDs string
 }
+
+// Test id granularities for Config.TestIDs.
+const (
+	TestFiles     = "files"
+	TestFunctions = "functions"
+)
 
 func (c Config) withDefaults() Config {
 	if c.Instances <= 0 {
@@ -74,6 +87,9 @@ func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = 20260121
 	}
+	if c.TestIDs == "" {
+		c.TestIDs = TestFiles
+	}
 	return c
 }
 
@@ -82,6 +98,9 @@ func (c Config) withDefaults() Config {
 // in dir is touched.
 func Generate(dir string, cfg Config) error {
 	cfg = cfg.withDefaults()
+	if cfg.TestIDs != TestFiles && cfg.TestIDs != TestFunctions {
+		return fmt.Errorf("synth: Config.TestIDs is %q; want %q or %q", cfg.TestIDs, TestFiles, TestFunctions)
+	}
 	if cfg.RepoRoot == "" {
 		return errors.New("synth: Config.RepoRoot is required (package.json and package-lock.json are copied from it)")
 	}
@@ -246,8 +265,16 @@ func (g *gen) instances() []*bench.Instance {
 		id := fmt.Sprintf("%s__%s-%s-%05d.lv%d", owner, name, strings.ReplaceAll(f.fn, "_", "-"), i, level)
 		commit := g.hex(40)
 		patch, added, files := g.patch(f)
-		f2p := g.tests(f, "test_"+f.fn, g.between(3, 15))
-		p2p := g.tests(f, "test_existing", g.between(5, 30))
+		var f2p, p2p []string
+		f2pPoints, p2pPoints := 0, 0
+		if g.cfg.TestIDs == TestFunctions {
+			f2p = g.tests(f, "test_"+f.fn, g.between(3, 15))
+			p2p = g.tests(f, "test_existing", g.between(5, 30))
+			f2pPoints, p2pPoints = len(f2p)+g.between(0, 20), len(p2p)+g.between(0, 200)
+		} else {
+			f2p, p2p = g.testFiles(f)
+			f2pPoints, p2pPoints = g.between(10, 120), g.between(50, 400)
+		}
 		in := &bench.Instance{
 			InstanceID:       id,
 			Repo:             r.name,
@@ -263,8 +290,8 @@ func (g *gen) instances() []*bench.Instance {
 			Lines:            added,
 			Files:            files,
 			Functions:        g.between(1, 8),
-			F2PTestPoints:    len(f2p) + g.between(0, 20),
-			P2PTestPoints:    len(p2p) + g.between(0, 200),
+			F2PTestPoints:    f2pPoints,
+			P2PTestPoints:    p2pPoints,
 			TopObjects:       []string{f.module[:len(f.module)-3] + "." + f.fn},
 		}
 		if g.rng.IntN(3) == 0 {
@@ -351,6 +378,30 @@ func (g *gen) tests(f feature, stem string, n int) []string {
 		out[i] = fmt.Sprintf("%s::%s_%d", f.test, stem, i)
 	}
 	return out
+}
+
+// testFiles picks FeatureBench-shaped tests: the feature's test file (and
+// one in ten times a second one) fail to pass, five other test files of the
+// repository pass to pass.
+func (g *gen) testFiles(f feature) (f2p, p2p []string) {
+	seen := map[string]bool{f.test: true}
+	f2p = []string{f.test}
+	pick := func() string {
+		for {
+			t := "tests/" + g.pick(nouns) + "/test_" + g.pick(nouns) + ".py"
+			if !seen[t] {
+				seen[t] = true
+				return t
+			}
+		}
+	}
+	if g.rng.IntN(10) == 0 {
+		f2p = append(f2p, pick())
+	}
+	for range 5 {
+		p2p = append(p2p, pick())
+	}
+	return f2p, p2p
 }
 
 func (g *gen) manifest(instances []*bench.Instance) []byte {

@@ -22,11 +22,30 @@ func repoRoot(t *testing.T) string {
 }
 
 // TestGenerateLoads checks that the generated tree passes the loader's full
-// validation, so benchmarks measure a build of valid data.
+// validation in both test id shapes, so benchmarks measure a build of
+// valid data.
 func TestGenerateLoads(t *testing.T) {
+	for _, shape := range []struct {
+		ids      string
+		f2pRange [2]int // fail-to-pass tests per instance
+		p2pRange [2]int
+	}{
+		{synth.TestFiles, [2]int{1, 2}, [2]int{5, 5}},
+		{synth.TestFunctions, [2]int{3, 15}, [2]int{5, 30}},
+	} {
+		t.Run(shape.ids, func(t *testing.T) {
+			testGenerateLoads(t, shape.ids, shape.f2pRange, shape.p2pRange)
+		})
+	}
+	if err := synth.Generate(t.TempDir(), synth.Config{RepoRoot: repoRoot(t), TestIDs: "lines"}); err == nil {
+		t.Error("an unknown TestIDs shape was accepted")
+	}
+}
+
+func testGenerateLoads(t *testing.T, ids string, f2pRange, p2pRange [2]int) {
 	dir := t.TempDir()
 	const nInst, nSubs = 50, 3
-	if err := synth.Generate(dir, synth.Config{RepoRoot: repoRoot(t), Instances: nInst, Submissions: nSubs, LiteSize: 20}); err != nil {
+	if err := synth.Generate(dir, synth.Config{RepoRoot: repoRoot(t), Instances: nInst, Submissions: nSubs, LiteSize: 20, TestIDs: ids}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := bench.Load(context.Background(), filepath.Join(dir, "data"))
@@ -55,6 +74,12 @@ func TestGenerateLoads(t *testing.T) {
 	levels := map[int]int{}
 	for _, in := range ds.Instances {
 		levels[in.Level]++
+		if n := len(in.FailToPass); n < f2pRange[0] || n > f2pRange[1] {
+			t.Errorf("%s: %d FAIL_TO_PASS tests, want %d-%d", in.InstanceID, n, f2pRange[0], f2pRange[1])
+		}
+		if n := len(in.PassToPass); n < p2pRange[0] || n > p2pRange[1] {
+			t.Errorf("%s: %d PASS_TO_PASS tests, want %d-%d", in.InstanceID, n, p2pRange[0], p2pRange[1])
+		}
 	}
 	if levels[1] == 0 || levels[2] == 0 {
 		t.Errorf("levels %v: want both 1 and 2", levels)

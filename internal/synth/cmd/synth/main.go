@@ -16,13 +16,14 @@ func main() {
 	repo := flag.String("repo", ".", "featbench checkout to copy package.json and package-lock.json from")
 	instances := flag.Int("instances", 4000, "number of instances")
 	submissions := flag.Int("submissions", 50, "number of per-instance submissions on the full split")
+	tests := flag.String("tests", synth.TestFiles, "test id granularity: `files` (FeatureBench) or functions (SWE-bench, about 4x larger results)")
 	seed := flag.Uint64("seed", 0, "random seed (0: the fixed default)")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	cfg := synth.Config{RepoRoot: *repo, Instances: *instances, Submissions: *submissions, Seed: *seed}
+	cfg := synth.Config{RepoRoot: *repo, Instances: *instances, Submissions: *submissions, Seed: *seed, TestIDs: *tests}
 	if err := synth.Generate(*out, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "synth:", err)
 		os.Exit(1)

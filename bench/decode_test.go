@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// The fast results decoder (encoding/json/v2 candidate) must read a file
+// exactly as the line-by-line encoding/json path does, or decline it.
+func TestDecodeResultsAgreesWithLines(t *testing.T) {
+	files, err := filepath.Glob("testdata/good/submissions/*/*/*/*/" + ResultsFile)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no good results fixtures: %v", err)
+	}
+	var inputs []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(raw))
+	}
+	one := `{"instance_id":"a","resolved":false,"patch_applied":true,"f2p_passed":["t::x"],"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":1,"tokens_in":12,"cost":0.5}`
+	inputs = append(inputs,
+		one+"\n",
+		one,                   // no final newline
+		"\n\n"+one+"\n\n",     // blank lines around
+		one+"\r\n"+one+"\r\n", // CRLF
+		"  "+one+"  \n",       // spaces around
+		`{"instance_id":"caf\u00e9 \"q\"","resolved":false,"patch_applied":false,"f2p_passed":null,"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":0,"failure_modes":["x"]}`+"\n",
+	)
+	for i, in := range inputs {
+		fast, ok := decodeResults([]byte(in))
+		if !ok {
+			t.Errorf("input %d: the fast path declined a valid file:\n%.300s", i, in)
+			continue
+		}
+		slow, ps := decodeResultLines("x.jsonl", []byte(in), nil)
+		if len(ps) > 0 {
+			t.Fatalf("input %d: line decoder: %v", i, ps)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("input %d: fast and line decoders disagree:\nfast %+v\nline %+v", i, fast, slow)
+		}
+	}
+}
+
+// Anything unusual goes to the line decoder, which names the problem.
+func TestDecodeResultsDeclinesUnusual(t *testing.T) {
+	one := `{"instance_id":"a","resolved":false,"patch_applied":true,"f2p_passed":[],"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":1}`
+	for name, in := range map[string]string{
+		"two values on a line": one + one + "\n",
+		"value across lines":   "{\"instance_id\":\n\"a\"}\n",
+		"unknown field":        `{"instance_id":"a","bogus":1}` + "\n",
+		"field in other case":  `{"Instance_ID":"a"}` + "\n",
+		"duplicate field":      `{"instance_id":"a","instance_id":"b"}` + "\n",
+		"syntax error":         one + "\n{\"instance_id\":}\n",
+		"truncated":            one + "\n{\"instance_id\":\"b\"",
+		"wrong type":           `{"instance_id":"a","files_changed":"one"}` + "\n",
+		"not an object":        "[1]\n",
+	} {
+		if _, ok := decodeResults([]byte(in)); ok {
+			t.Errorf("%s: the fast path accepted %q", name, in)
+		}
+	}
+}
+
+// decodeInstance takes the encoding/json/v2 fast path for a plain instance
+// and must give exactly what encoding/json and UnmarshalJSON give.
+func TestDecodeInstanceAgreesWithUnmarshalJSON(t *testing.T) {
+	files, err := filepath.Glob("testdata/good/datasets/*/*/" + InstancesFile)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no good instance fixtures: %v", err)
+	}
+	var lines []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range bytes.Split(raw, []byte("\n")) {
+			if l = bytes.TrimSpace(l); len(l) > 0 {
+				lines = append(lines, string(l))
+			}
+		}
+	}
+	plain := `{"instance_id":"o__r-1","repo":"o/r","base_commit":"abc","level":2,"problem_statement":"Add \u00e9 \"x\"","patch":"p","test_patch":"tp",` +
+		`"FAIL_TO_PASS":["t::a"],"PASS_TO_PASS":[],"image_name":"i","repo_settings":{"python":"3.12","env":[1,2]},"created_at":"2026-01-01",` +
+		`"lines":3,"files":1,"functions":1,"f2p_test_points":4,"p2p_test_points":0,"top_objects":["m.f"]}`
+	lines = append(lines,
+		plain,
+		strings.Replace(plain, `"repo_settings":{"python":"3.12","env":[1,2]},`, "", 1), // no settings
+		strings.Replace(plain, `{"python":"3.12","env":[1,2]}`, "null", 1),              // null settings
+		strings.Replace(plain, `["m.f"]`, "null", 1),                                    // null list
+		strings.Replace(plain, `"level":2`, `"level":2,"custom":{"k":1}`, 1),            // unknown field: kept
+		strings.Replace(plain, `["t::a"]`, `"[\"t::a\"]"`, 1),                           // SWE-bench string list
+	)
+	fast := 0
+	for i, l := range lines {
+		var want Instance
+		if err := json.Unmarshal([]byte(l), &want); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		got := Instance{Line: 7}
+		if err := decodeInstance([]byte(l), &got); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		want.Line = 7
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("line %d: decodeInstance and UnmarshalJSON disagree:\n got %+v\nwant %+v", i, got, want)
+		}
+		var f instanceFields
+		if jsonv2.Unmarshal([]byte(l), &f, jsonv2.RejectUnknownMembers(true)) == nil {
+			fast++
+		}
+	}
+	if fast < 2 {
+		t.Errorf("the fast path took %d of %d instances; want at least the plain ones", fast, len(lines))
+	}
+}
+
+// A loaded instance's JSON is its line as published, unknown fields and
+// formatting included; one built in code is marshalled.
+func TestInstanceJSONIsThePublishedLine(t *testing.T) {
+	raw := []byte("{\"instance_id\":\"a\",  \"custom\": {\"k\": 1}}\n\n  {\"instance_id\":\"b\"}  \n")
+	var got []string
+	eachLine(raw, func(line int, b []byte) {
+		in := &Instance{Line: line, raw: b}
+		if err := decodeInstance(b, in); err != nil {
+			t.Fatal(err)
+		}
+		j, err := in.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s", in.Line, j))
+	})
+	want := []string{`1 {"instance_id":"a",  "custom": {"k": 1}}`, `3 {"instance_id":"b"}`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	j, err := (&Instance{InstanceID: "c", Extra: map[string]json.RawMessage{"z": json.RawMessage(`1`)}}).JSON()
+	if err != nil || !bytes.HasPrefix(j, []byte(`{"instance_id":"c"`)) || !bytes.HasSuffix(j, []byte(`,"z":1}`)) {
+		t.Errorf("marshalled instance = %s (%v)", j, err)
+	}
+}
