@@ -32,6 +32,9 @@ type Split struct {
 	Description string   `toml:"description"`
 	Size        int      `toml:"size"`
 	Instances   []string `toml:"instances"`
+
+	instances []*Instance // the listed instances, once loaded
+	member    []bool      // by instance position: is it in the split
 }
 
 // Repository is one source repository of a dataset. Reported holds gold
@@ -58,6 +61,7 @@ type Dataset struct {
 	Dir       string      // the version folder, for messages
 	Instances []*Instance // nil when only described
 	byID      map[string]*Instance
+	testIDs   map[string]string // every test id of every instance, to share
 	splits    map[string]*Split
 }
 
@@ -73,6 +77,10 @@ func (d *Dataset) DisplayName() string {
 	}
 	return t + " " + d.Version
 }
+
+// internTest returns the dataset's copy of a test id, or "" when no
+// instance has it. Results name the same tests thousands of times.
+func (d *Dataset) internTest(b []byte) string { return d.testIDs[string(b)] }
 
 // HasInstances reports whether the instances themselves are present.
 func (d *Dataset) HasInstances() bool { return len(d.Instances) > 0 }
@@ -97,19 +105,13 @@ func (d *Dataset) SplitSize(name string) int {
 }
 
 // SplitInstances returns the instances of a split in manifest order, or nil
-// when the dataset is only described.
+// when the dataset is only described. The slice is shared: do not modify it.
 func (d *Dataset) SplitInstances(name string) []*Instance {
 	s := d.splits[name]
 	if s == nil || !d.HasInstances() {
 		return nil
 	}
-	out := make([]*Instance, 0, len(s.Instances))
-	for _, id := range s.Instances {
-		if in := d.byID[id]; in != nil {
-			out = append(out, in)
-		}
-	}
-	return out
+	return s.instances
 }
 
 // Repository returns the repository entry with the name, or nil.

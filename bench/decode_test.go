@@ -35,10 +35,13 @@ func TestDecodeResultsAgreesWithLines(t *testing.T) {
 		"\n\n"+one+"\n\n",     // blank lines around
 		one+"\r\n"+one+"\r\n", // CRLF
 		"  "+one+"  \n",       // spaces around
+		// The last of duplicate fields wins, as in encoding/json.
+		`{"instance_id":"a","instance_id":"b","f2p_passed":["t::x"],"f2p_passed":["t::y","t::x"]}`+"\n",
+		`{"instance_id":"a","tokens_in":null,"tokens_out":-3,"cost":1.5e-3,"files_changed":-1,"dataset":"d/v1","f2p_passed":["t::\u0078"]}`+"\n",
 		`{"instance_id":"caf\u00e9 \"q\"","resolved":false,"patch_applied":false,"f2p_passed":null,"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":0,"failure_modes":["x"]}`+"\n",
 	)
 	for i, in := range inputs {
-		fast, ok := decodeResults([]byte(in))
+		fast, ok := decodeResults([]byte(in), testIntern)
 		if !ok {
 			t.Errorf("input %d: the fast path declined a valid file:\n%.300s", i, in)
 			continue
@@ -61,13 +64,18 @@ func TestDecodeResultsDeclinesUnusual(t *testing.T) {
 		"value across lines":   "{\"instance_id\":\n\"a\"}\n",
 		"unknown field":        `{"instance_id":"a","bogus":1}` + "\n",
 		"field in other case":  `{"Instance_ID":"a"}` + "\n",
-		"duplicate field":      `{"instance_id":"a","instance_id":"b"}` + "\n",
+		"null instance id":     `{"instance_id":null}` + "\n",
+		"fraction for an int":  `{"instance_id":"a","files_changed":1.5}` + "\n",
+		"exponent for an int":  `{"instance_id":"a","files_changed":1e2}` + "\n",
+		"string in a list":     `{"instance_id":"a","f2p_passed":[1]}` + "\n",
+		"bool as string":       `{"instance_id":"a","resolved":"true"}` + "\n",
+		"invalid UTF-8":        "{\"instance_id\":\"a\xff\"}\n",
 		"syntax error":         one + "\n{\"instance_id\":}\n",
 		"truncated":            one + "\n{\"instance_id\":\"b\"",
 		"wrong type":           `{"instance_id":"a","files_changed":"one"}` + "\n",
 		"not an object":        "[1]\n",
 	} {
-		if _, ok := decodeResults([]byte(in)); ok {
+		if _, ok := decodeResults([]byte(in), testIntern); ok {
 			t.Errorf("%s: the fast path accepted %q", name, in)
 		}
 	}
@@ -151,4 +159,12 @@ func TestInstanceJSONIsThePublishedLine(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(j, []byte(`{"instance_id":"c"`)) || !bytes.HasSuffix(j, []byte(`,"z":1}`)) {
 		t.Errorf("marshalled instance = %s (%v)", j, err)
 	}
+}
+
+// testIntern knows one test id, as a dataset would.
+func testIntern(b []byte) string {
+	if string(b) == "t::x" {
+		return "t::x"
+	}
+	return ""
 }

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -224,9 +222,16 @@ func loadDataset(dir string) (*Dataset, Problems) {
 		ps.add(instPath, 0, "", "cannot read: %v", err)
 	}
 	ds.byID = make(map[string]*Instance, len(ds.Instances))
+	ds.testIDs = map[string]string{}
 	for i, in := range ds.Instances {
 		ds.byID[in.InstanceID] = in
 		in.pos = i
+		for _, id := range in.FailToPass {
+			ds.testIDs[id] = id
+		}
+		for _, id := range in.PassToPass {
+			ds.testIDs[id] = id
+		}
 	}
 
 	ds.splits = map[string]*Split{}
@@ -261,15 +266,20 @@ func loadDataset(dir string) (*Dataset, Problems) {
 		if len(s.Instances) == 0 {
 			ps.add(mf, 0, field+".instances", "split %q must list its instance ids when %s is present", s.Name, InstancesFile)
 		}
-		seen := map[string]bool{}
+		s.member = make([]bool, len(ds.Instances))
+		s.instances = make([]*Instance, 0, len(s.Instances))
 		for _, id := range s.Instances {
-			if seen[id] {
-				ps.add(mf, 0, field+".instances", "instance %q is listed twice in split %q", id, s.Name)
-			}
-			seen[id] = true
-			if ds.byID[id] == nil {
+			in := ds.byID[id]
+			if in == nil {
 				ps.add(mf, 0, field+".instances", "unknown instance id %q in split %q (not in %s)", id, s.Name, InstancesFile)
+				continue
 			}
+			if s.member[in.pos] {
+				ps.add(mf, 0, field+".instances", "instance %q is listed twice in split %q", id, s.Name)
+				continue
+			}
+			s.member[in.pos] = true
+			s.instances = append(s.instances, in)
 		}
 	}
 	if len(ps) > 0 {
@@ -527,16 +537,13 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 		ps.add(path, 0, "", "per-instance results need the instances of %s, which are not in data/", ds.DisplayName())
 		return nil, ps
 	}
-	inSplit := map[string]bool{}
-	for _, id := range ds.Split(split).Instances {
-		inSplit[id] = true
-	}
-	decoded, ok := decodeResults(raw)
+	member := ds.Split(split).member
+	decoded, ok := decodeResults(raw, ds.internTest)
 	if !ok {
 		decoded, ps = decodeResultLines(path, raw, ps)
 	}
 	out := decoded[:0]
-	seen := make(map[string]int, len(decoded))
+	seen := make([]int, len(ds.Instances)) // by instance position: the line of its result
 	for _, res := range decoded {
 		line := res.Line
 		if res.Dataset != "" && res.Dataset != ds.Key() {
@@ -555,56 +562,19 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 			ps.add(path, line, "instance_id", "%s", msg)
 			continue
 		}
-		if !inSplit[res.InstanceID] {
+		if !member[in.pos] {
 			ps.add(path, line, "instance_id", "instance %q is not in split %q", res.InstanceID, split)
 			continue
 		}
-		if first, dup := seen[res.InstanceID]; dup {
+		if first := seen[in.pos]; first > 0 {
 			ps.add(path, line, "instance_id", "duplicate result for %q (first on line %d)", res.InstanceID, first)
 			continue
 		}
-		seen[res.InstanceID] = line
+		seen[in.pos] = line
 		ps = checkResult(path, line, &res, in, ps)
 		out = append(out, res)
 	}
 	return out, ps
-}
-
-// decodeResults decodes a results file with one streaming decoder: the
-// fast path for a valid file. It uses the encoding/json/v2 candidate
-// (go-json-experiment), about twice as fast as encoding/json on results,
-// which are most of the bytes under data/. It reports false on anything
-// unusual (a decoding error, two values on a line, a value across lines,
-// a field name in another case, invalid UTF-8), and the caller then decodes
-// line by line with encoding/json to say exactly what and where: the file
-// means what encoding/json reads either way.
-func decodeResults(raw []byte) ([]Result, bool) {
-	out := make([]Result, 0, bytes.Count(raw, []byte{'\n'})+1)
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
-	opts := jsonv2.RejectUnknownMembers(true)
-	line, pos := 1, 0
-	for dec.PeekKind() != 0 { // 0: the end, or a syntax error
-		var res Result
-		if err := jsonv2.UnmarshalDecode(dec, &res, opts); err != nil {
-			return nil, false
-		}
-		end := int(dec.InputOffset())
-		seg := raw[pos:end]
-		value := bytes.TrimLeft(seg, " \t\r\n")
-		breaks := bytes.Count(seg[:len(seg)-len(value)], []byte{'\n'})
-		if (len(out) > 0 && breaks == 0) || bytes.IndexByte(value, '\n') >= 0 {
-			return nil, false
-		}
-		line += breaks
-		res.Line = line
-		out = append(out, res)
-		pos = end
-	}
-	// Only the end of the input makes a valid file.
-	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
-		return nil, false
-	}
-	return out, true
 }
 
 // decodeResultLines decodes line by line, naming the line and field of

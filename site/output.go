@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,9 +29,15 @@ type buildState struct {
 // output writes the site's files. Each file is written to a temporary file
 // and renamed, so a killed build never leaves a half-written page; a file
 // whose content is unchanged is not touched.
+//
+// When the output folder does not exist yet the whole site is staged
+// instead: files are written straight into a sibling temporary folder,
+// which finish renames into place. The site appears complete or not at
+// all, and thousands of per-file renames are saved.
 type output struct {
-	dir  string
-	prev buildState
+	dir   string // where files are written: the output folder or the stage
+	final string // the output folder
+	prev  buildState
 	dirs sync.Map      // folders known to exist: one MkdirAll each, not one per file
 	seq  atomic.Uint64 // names temporary files
 
@@ -39,12 +46,48 @@ type output struct {
 	written int
 }
 
+// stagePrefix names the temporary folder a new site is staged in, next to
+// the output folder: "<output>.stage-<pid>".
+const stagePrefix = ".stage-"
+
 func openOutput(dir string) *output {
-	o := &output{dir: dir, files: map[string]string{}}
+	o := &output{dir: dir, final: dir, files: map[string]string{}}
 	if raw, err := os.ReadFile(filepath.Join(dir, stateFile)); err == nil {
 		_ = json.Unmarshal(raw, &o.prev) // a broken state file only costs a full rewrite
 	}
 	return o
+}
+
+// stage makes a build of a missing output folder write into a new sibling
+// folder, after removing what killed builds left behind.
+func (o *output) stage() error {
+	if _, err := os.Lstat(o.final); !errors.Is(err, fs.ErrNotExist) {
+		return nil // it exists (or cannot be checked): write in place
+	}
+	old, _ := filepath.Glob(o.final + stagePrefix + "*")
+	for _, d := range old {
+		if pid, err := strconv.Atoi(strings.TrimPrefix(d, o.final+stagePrefix)); err == nil && processAlive(pid) {
+			continue // another build's stage
+		}
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("removing an unfinished build's folder: %w", err)
+		}
+	}
+	stage := o.final + stagePrefix + strconv.Itoa(os.Getpid())
+	if err := os.MkdirAll(stage, 0o755); err != nil {
+		return fmt.Errorf("creating the output folder: %w", err)
+	}
+	o.dir = stage
+	return nil
+}
+
+func (o *output) staged() bool { return o.dir != o.final }
+
+// abandon removes the stage of a build that failed: nothing is left.
+func (o *output) abandon() {
+	if o.staged() {
+		_ = os.RemoveAll(o.dir)
+	}
 }
 
 // upToDate reports whether the last build had the same inputs and all its
@@ -88,15 +131,22 @@ func (o *output) write(rel string, data []byte) error {
 		}
 		o.dirs.Store(dir, true)
 	}
-	// A name of our own instead of os.CreateTemp saves a chmod per file:
-	// thousands of pages make the system calls count.
-	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), o.seq.Add(1))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := commit(f, path, data); err != nil {
-		return err
+	if o.staged() {
+		// Nobody reads the stage: write in place.
+		if err := writeNew(path, data); err != nil {
+			return err
+		}
+	} else {
+		// A name of our own instead of os.CreateTemp saves a chmod per
+		// file: thousands of pages make the system calls count.
+		tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), o.seq.Add(1))
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		if err := commit(f, path, data); err != nil {
+			return err
+		}
 	}
 	o.mu.Lock()
 	o.written++
@@ -149,7 +199,32 @@ func (o *output) finish(inputs string) (removed int, err error) {
 	if err != nil {
 		return removed, fmt.Errorf("recording build state: %w", err)
 	}
-	return removed, writeAtomic(filepath.Join(o.dir, stateFile), raw)
+	if err := writeAtomic(filepath.Join(o.dir, stateFile), raw); err != nil {
+		return removed, err
+	}
+	if o.staged() {
+		if err := os.Rename(o.dir, o.final); err != nil {
+			return removed, fmt.Errorf("moving the new site into place: %w", err)
+		}
+		o.dir = o.final
+	}
+	return removed, nil
+}
+
+// writeNew creates a file that must not exist yet.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 // writeAtomic writes a file, creating its folder, through a temporary

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -128,6 +129,15 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	if err := out.stage(); err != nil {
+		return rep, err
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			out.abandon()
+		}
+	}()
 
 	base := opts.Config.BasePath()
 	b := &builder{
@@ -170,6 +180,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	finished = true
 	for _, p := range pages {
 		if p.html {
 			rep.Pages++
@@ -188,13 +199,22 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	type file struct {
 		rel  string
 		data []byte
+		buf  *bytes.Buffer // returned to the pool once written
 	}
+	// Pages are tens of kilobytes each and thousands in all: reusing
+	// buffers saves allocating (and the kernel faulting in) their bytes
+	// again for every page.
+	var pool sync.Pool
 	g, gctx := errgroup.WithContext(ctx)
 	files := make(chan file, 64)
 	g.Go(func() error {
 		for f := range files {
 			if err := out.write(f.rel, f.data); err != nil {
 				return err // errgroup cancels gctx: the renders stop
+			}
+			if f.buf != nil {
+				f.buf.Reset()
+				pool.Put(f.buf)
 			}
 		}
 		return nil
@@ -210,15 +230,19 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 			if err != nil {
 				return err
 			}
+			var buf *bytes.Buffer
 			if comp != nil {
-				var buf bytes.Buffer
-				if err := comp.Render(rctx, &buf); err != nil {
+				buf, _ = pool.Get().(*bytes.Buffer)
+				if buf == nil {
+					buf = new(bytes.Buffer)
+				}
+				if err := comp.Render(rctx, buf); err != nil {
 					return fmt.Errorf("rendering %s: %w", p.url, err)
 				}
 				raw = buf.Bytes()
 			}
 			select {
-			case files <- file{b.rel(p.url), raw}:
+			case files <- file{b.rel(p.url), raw, buf}:
 				return nil
 			case <-rctx.Done():
 				return rctx.Err()

@@ -303,6 +303,49 @@ func TestRebuildSkipsUnchangedWork(t *testing.T) {
 	}
 }
 
+// TestNewSiteIsStaged checks that a build of a missing output folder
+// writes it in a stage beside it and moves it into place whole, after
+// removing a stage a killed build left behind.
+func TestNewSiteIsStaged(t *testing.T) {
+	root := fixtureRoot(t, nil)
+	opts := fixtureOptions(t, root)
+	out := filepath.Join(root, "public")
+	// A killed build's leftover: its process (pid 2^22+1, beyond Linux's
+	// pid_max) does not exist.
+	dead := out + ".stage-4194305"
+	if err := os.MkdirAll(filepath.Join(dead, "datasets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := site.Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Written != rep.Files || rep.Files == 0 {
+		t.Errorf("new site: wrote %d of %d files", rep.Written, rep.Files)
+	}
+	if left, _ := filepath.Glob(out + ".stage-*"); len(left) != 0 {
+		t.Errorf("stages left behind: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+		t.Errorf("the site is not in place: %v", err)
+	}
+	tmp := 0
+	_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			tmp++
+		}
+		return nil
+	})
+	if tmp > 0 {
+		t.Errorf("%d temporary files left in the site", tmp)
+	}
+	// The next build of the same site is incremental, in place.
+	again, err := site.Build(context.Background(), opts)
+	if err != nil || !again.UpToDate {
+		t.Errorf("rebuild: %+v, %v; want up to date", again, err)
+	}
+}
+
 func TestBrokenDataWritesNothing(t *testing.T) {
 	root := fixtureRoot(t, map[string]string{
 		"data/submissions/demo/v1/full/20260301_agent-a/results.jsonl": `{"instance_id":"demo__pkg-1","resolved":true,"patch_applied":true,"f2p_passed":[],"f2p_failed":["tests/test_a.py::test_new"],"p2p_passed":[],"p2p_failed":[]}` + "\n",

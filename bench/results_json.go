@@ -1,0 +1,217 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Results files are most of the bytes under data/, so valid ones take a
+// fast path: one jsontext (encoding/json/v2 candidate) token stream per
+// file, decoded into Result field by field without reflection, with test
+// ids taken from the dataset's own strings instead of allocated per
+// result. Anything unusual (an unknown or differently cased field, a null
+// where a value belongs, invalid UTF-8, two values on a line, a value
+// across lines) makes decodeResults decline, and the caller decodes the
+// file line by line with encoding/json, which names the problem and its
+// line: a file means what encoding/json reads either way.
+
+// errDecline makes the fast path give the file to the line decoder.
+var errDecline = errors.New("not on the fast path")
+
+// decodeResults decodes a whole results file; false when it declines.
+// intern returns the dataset's copy of a test id, or "" when it has none.
+func decodeResults(raw []byte, intern func([]byte) string) ([]Result, bool) {
+	out := make([]Result, 0, bytes.Count(raw, []byte{'\n'})+1)
+	// Duplicate names are let through, the last one winning, as
+	// encoding/json does; tracking names would cost a map per object.
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true))
+	line, pos := 1, 0
+	for dec.PeekKind() != 0 { // 0: the end, or a syntax error
+		var res Result
+		if err := decodeResult(dec, intern, &res); err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		seg := raw[pos:end]
+		value := bytes.TrimLeft(seg, " \t\r\n")
+		breaks := bytes.Count(seg[:len(seg)-len(value)], []byte{'\n'})
+		if (len(out) > 0 && breaks == 0) || bytes.IndexByte(value, '\n') >= 0 {
+			return nil, false
+		}
+		line += breaks
+		res.Line = line
+		out = append(out, res)
+		pos = end
+	}
+	// Only the end of the input makes a valid file.
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return out, true
+}
+
+// decodeResult reads one JSON object into res.
+func decodeResult(dec *jsontext.Decoder, intern func([]byte) string, res *Result) error {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return errDecline
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch string(name) { // quoted, as in the file; no allocation
+		case `"instance_id"`:
+			res.InstanceID, err = readString(dec, nil)
+		case `"dataset"`:
+			res.Dataset, err = readString(dec, nil)
+		case `"resolved"`:
+			res.Resolved, err = readBool(dec)
+		case `"patch_applied"`:
+			res.PatchApplied, err = readBool(dec)
+		case `"f2p_passed"`:
+			res.F2PPassed, err = readStrings(dec, intern)
+		case `"f2p_failed"`:
+			res.F2PFailed, err = readStrings(dec, intern)
+		case `"p2p_passed"`:
+			res.P2PPassed, err = readStrings(dec, intern)
+		case `"p2p_failed"`:
+			res.P2PFailed, err = readStrings(dec, intern)
+		case `"failure_modes"`:
+			res.FailureModes, err = readStrings(dec, nil)
+		case `"files_changed"`:
+			var n int64
+			n, err = readInt(dec, strconv.IntSize)
+			res.FilesChanged = int(n)
+		case `"tokens_in"`:
+			res.TokensIn, err = readOptInt(dec)
+		case `"tokens_out"`:
+			res.TokensOut, err = readOptInt(dec)
+		case `"cost"`:
+			res.Cost, err = readOptFloat(dec)
+		default:
+			return errDecline
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken() // '}'
+	return err
+}
+
+func readValue(dec *jsontext.Decoder, kind jsontext.Kind) (jsontext.Value, error) {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind() != kind {
+		return nil, errDecline
+	}
+	return v, nil
+}
+
+// readString reads a string; intern, when given, supplies a shared copy.
+func readString(dec *jsontext.Decoder, intern func([]byte) string) (string, error) {
+	v, err := readValue(dec, '"')
+	if err != nil {
+		return "", err
+	}
+	b := v[1 : len(v)-1]
+	if bytes.IndexByte(b, '\\') >= 0 {
+		if b, err = jsontext.AppendUnquote(nil, v); err != nil {
+			return "", err
+		}
+	}
+	if intern != nil {
+		if s := intern(b); s != "" {
+			return s, nil
+		}
+	}
+	return string(b), nil
+}
+
+func readBool(dec *jsontext.Decoder) (bool, error) {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return false, err
+	}
+	switch v.Kind() {
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	}
+	return false, errDecline
+}
+
+// readStrings reads a list of strings; null gives nil, as encoding/json.
+func readStrings(dec *jsontext.Decoder, intern func([]byte) string) ([]string, error) {
+	switch dec.PeekKind() {
+	case 'n':
+		_, err := dec.ReadValue()
+		return nil, err
+	case '[':
+	default:
+		return nil, errDecline
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for dec.PeekKind() != ']' {
+		s, err := readString(dec, intern)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	_, err := dec.ReadToken()
+	return out, err
+}
+
+// readInt reads an integer as encoding/json does for an int field: no
+// fraction, no exponent.
+func readInt(dec *jsontext.Decoder, bits int) (int64, error) {
+	v, err := readValue(dec, '0')
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(v), 10, bits)
+	if err != nil {
+		return 0, errDecline
+	}
+	return n, nil
+}
+
+func readOptInt(dec *jsontext.Decoder) (*int64, error) {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadValue()
+		return nil, err
+	}
+	n, err := readInt(dec, 64)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+func readOptFloat(dec *jsontext.Decoder) (*float64, error) {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadValue()
+		return nil, err
+	}
+	v, err := readValue(dec, '0')
+	if err != nil {
+		return nil, err
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return nil, errDecline
+	}
+	return &f, nil
+}
