@@ -38,8 +38,8 @@ type output struct {
 	dir   string // where files are written: the output folder or the stage
 	final string // the output folder
 	prev  buildState
-	dirs sync.Map      // folders known to exist: one MkdirAll each, not one per file
-	seq  atomic.Uint64 // names temporary files
+	dirs  sync.Map      // folders known to exist: one MkdirAll each, not one per file
+	seq   atomic.Uint64 // names temporary files
 
 	mu      sync.Mutex
 	files   map[string]string
