@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # Measures cmd/build on a synthetic project at the issue's scale and prints
-# wall time and peak memory (max RSS) for a cold build, a rebuild with
-# nothing changed and a rebuild after one results.jsonl changed.
+# wall time, CPU time and peak memory (max RSS) for a full build with no
+# statement memo, a full build with the memo of an earlier build, a
+# rebuild with nothing changed and a rebuild after one results.jsonl
+# changed.
 #
-#   scripts/bench.sh [-instances N] [-submissions M] [-keep]
+#   scripts/bench.sh [-instances N] [-submissions M] [-tests files|functions] [-runs N] [-keep]
+#
+# Each full build is measured -runs times (default 3): file-system times
+# on this machine vary from run to run.
+#
+# -tests picks the test ids of the synthetic instances: files (default) as
+# in FeatureBench, one fail-to-pass and five pass-to-pass test files per
+# instance; functions as in SWE-bench, 3-15 and 5-30 test functions, which
+# makes results.jsonl about four times larger.
 #
 # Targets (2-core machine, 4,000 instances, 50 submissions): full build
 # <= 2 s, peak memory <= 1 GB, unchanged rebuild <= 0.3 s.
@@ -12,13 +22,17 @@ trap 'echo "bench.sh: failed at line $LINENO" >&2' ERR
 
 instances=4000
 submissions=50
+tests=files
+runs=3
 keep=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-instances) instances=$2; shift 2 ;;
 	-submissions) submissions=$2; shift 2 ;;
+	-tests) tests=$2; shift 2 ;;
+	-runs) runs=$2; shift 2 ;;
 	-keep) keep=1; shift ;;
-	*) echo "usage: $0 [-instances N] [-submissions M] [-keep]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-instances N] [-submissions M] [-tests files|functions] [-runs N] [-keep]" >&2; exit 2 ;;
 	esac
 done
 
@@ -42,11 +56,13 @@ root=$work/project
 bin=$work/build
 
 echo "generating $instances instances, $submissions submissions into $root" >&2
-go run ./internal/synth/cmd/synth -repo "$repo" -out "$root" -instances "$instances" -submissions "$submissions"
+go run ./internal/synth/cmd/synth -repo "$repo" -out "$root" -instances "$instances" -submissions "$submissions" -tests "$tests"
 # cmd/build looks for the chart library under <root>/.cache/npm: share the
-# checkout's install so npm is not run (and not measured) here.
-mkdir -p "$repo/.cache/npm"
-ln -s "$repo/.cache" "$root/.cache"
+# checkout's install so npm is not run (and not measured) here. The
+# statement memo stays the project's own, in <root>/.cache/render.
+mkdir -p "$repo/.cache/npm" "$root/.cache"
+ln -s "$repo/.cache/npm" "$root/.cache/npm"
+memo=$root/.cache/render/statements.gob
 go build -o "$bin" ./cmd/build
 
 # measure NAME: runs the build under /usr/bin/time and records its figures.
@@ -67,17 +83,32 @@ measure() {
 }
 
 # One untimed build first: it installs the chart library into the shared
-# npm cache if missing and warms the page cache, so the cold build measures
-# the build, not npm or the disk. "Cold" means an empty output folder (the
-# build state lives in it too).
+# npm cache if missing and warms the page cache, so the runs measure the
+# build, not npm or the disk.
 "$bin" --root "$root" >"$work/warm-up.txt" 2>&1 || {
 	cat "$work/warm-up.txt" >&2
 	exit 1
 }
-rm -rf "$root/public"
-
+# A full build starts with no output folder (the build state lives in it).
+# The previous output is moved aside, not deleted, and removed at the end:
+# on this machine's ext4, mounted with "discard", deleting 200 MB just
+# before makes creating files several times slower for a while, which
+# would measure the disk, not the build.
+aside=0
+fresh_output() {
+	aside=$((aside + 1))
+	mv "$root/public" "$work/old-output-$aside"
+}
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-measure cold-full-build
+for i in $(seq "$runs"); do
+	fresh_output
+	rm -f "$memo"
+	measure "full-build-no-memo-$i"
+done
+for i in $(seq "$runs"); do
+	fresh_output
+	measure "full-build-with-memo-$i"
+done
 measure rebuild-unchanged
 results=$(find "$root/data/submissions" -name results.jsonl | sort | head -1)
 sed -i '$d' "$results" # drop one result: a missing prediction is valid
@@ -86,7 +117,7 @@ measure rebuild-one-results-changed
 echo
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(awk '/MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo) RAM"
 echo "load average before the runs: $load (other processes share the CPUs: compare cpu s too)"
-echo "data: $instances instances, $submissions submissions, $(du -sh "$root/data" | cut -f1) under data/"
+echo "data: $instances instances, $submissions submissions, test ids: $tests, $(du -sh "$root/data" | cut -f1) under data/"
 echo
 printf '%-30s %7s %7s %10s   %s\n' "run" "wall s" "cpu s" "maxRSS MB" "build output"
 for r in "${rows[@]}"; do

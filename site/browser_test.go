@@ -589,6 +589,8 @@ type compareState struct {
 	Columns []string `json:"columns"` // the system columns laid out, in order
 	Table   bool     `json:"table"`   // whether table#compare is laid out
 	Hint    string   `json:"hint"`    // the text of a laid-out .compare-hint, if any
+	// RowCells counts each body row's cells not hidden.
+	RowCells []int `json:"rowCells"`
 }
 
 const compareStateJS = `(() => {
@@ -599,6 +601,9 @@ const compareStateJS = `(() => {
 		systems: boxes.map(b => b.value),
 		ticked: boxes.filter(b => b.checked).map(b => b.value),
 		columns: Array.from(document.querySelectorAll("#compare thead th[data-system]")).filter(shown).map(th => th.getAttribute("data-system")),
+		// Every body row shows the instance, repository and level, then
+		// one cell per shown system.
+		rowCells: Array.from(document.querySelectorAll("#compare tbody tr")).map(r => Array.from(r.cells).filter(c => !c.hidden).length),
 		table: shown(document.getElementById("compare")),
 		hint: hint.map(h => h.textContent.trim()).join(" ")
 	};
@@ -620,6 +625,13 @@ func (b *browserTab) checkCompare(t *testing.T, when string, want []string) {
 		}
 	case !slices.Equal(s.Columns, want):
 		t.Errorf("%s the system columns shown are %q (table shown: %v), want %q", when, s.Columns, s.Table, want)
+	default:
+		for i, n := range s.RowCells {
+			if n != 3+len(want) {
+				t.Errorf("%s body row %d shows %d cells, want instance, repository, level and %d systems", when, i+1, n, len(want))
+				break
+			}
+		}
 	}
 	if len(want) < 2 {
 		if !strings.Contains(s.Hint, "two or more systems") {
@@ -702,6 +714,26 @@ func testCompare(t *testing.T, b *browserTab) {
 	if t.Failed() {
 		return
 	}
+
+	// "Only where they disagree" keeps exactly the rows whose two shown
+	// cells differ (resolved against anything else).
+	b.do(t, "ticking only-disagreements", chromedp.Click(chromedp.CSS(`form.compare-pick input[name="diff"]`)))
+	diff := eval[struct {
+		Shown, Wrong int
+	}](t, b, `(() => {
+		let shown = 0, wrong = 0;
+		for (const r of document.querySelectorAll("#compare tbody tr")) {
+			const v = Array.from(r.cells).filter(c => c.classList.contains("cmp") && !c.hidden).map(c => c.classList.contains("yes"));
+			const differ = v.some(x => x !== v[0]);
+			if (!r.hidden) shown++;
+			if (r.hidden === differ) wrong++;
+		}
+		return {Shown: shown, Wrong: wrong};
+	})()`)
+	if diff.Wrong > 0 || diff.Shown == 0 {
+		t.Errorf("only-disagreements: %d rows shown, %d rows shown or hidden wrongly", diff.Shown, diff.Wrong)
+	}
+	b.do(t, "unticking only-disagreements", chromedp.Click(chromedp.CSS(`form.compare-pick input[name="diff"]`)))
 
 	// Only one: the column stays, with the message.
 	b.toggleSystem(t, two[1])

@@ -76,23 +76,36 @@ func benchBuild(b *testing.B, opts site.Options) site.Report {
 	return rep
 }
 
-// BenchmarkBuildFull is a cold build: no output folder, no build state.
+// BenchmarkBuildFull is a full build with every problem statement rendered
+// afresh: no output folder, no build state, no statement memo.
 func BenchmarkBuildFull(b *testing.B) {
 	opts := benchProject(b)
-	out := filepath.Join(opts.Root, opts.Config.Output)
+	opts.NoMemo = true
+	benchFull(b, opts)
+}
+
+// BenchmarkBuildFullMemo is a full build (no output folder, no build
+// state) with the statement memo an earlier build left.
+func BenchmarkBuildFullMemo(b *testing.B) {
+	opts := benchProject(b)
+	opts.Memo = filepath.Join(b.TempDir(), "statements.gob")
+	benchBuild(b, opts) // fills the memo
+	benchFull(b, opts)
+}
+
+func benchFull(b *testing.B, opts site.Options) {
 	b.ReportAllocs()
 	var rep site.Report
+	n := 0
 	for b.Loop() {
-		b.StopTimer()
-		// The state file lives in the output folder: removing the folder
-		// removes both.
-		if err := os.RemoveAll(out); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
+		// A new output folder each time (the build state lives in it):
+		// deleting the last one would load the file system with the
+		// deletion while the next build runs. b.TempDir removes them all.
+		n++
+		opts.Config.Output = "public-" + strconv.Itoa(n)
 		rep = benchBuild(b, opts)
 		if rep.UpToDate || rep.Written != rep.Files {
-			b.Fatalf("cold build: %+v; want every file written", rep)
+			b.Fatalf("full build: %+v; want every file written", rep)
 		}
 	}
 	b.ReportMetric(float64(rep.Pages), "pages")

@@ -31,6 +31,8 @@
     var cell = row.cells[idx];
     if (!cell) return numeric ? null : "";
     var v = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
+    // Compare cells: resolved, then not resolved, then no prediction.
+    if (cell.classList.contains("cmp")) v = cell.classList.contains("yes") ? "2" : cell.classList.contains("no") ? "1" : "0";
     if (!numeric) return v.toLowerCase();
     if (v === "") return null;
     var n = parseFloat(v);
@@ -225,19 +227,24 @@
     // With no system chosen the table would be only instance names: the
     // message replaces it.
     wrap.hidden = chosen.length === 0;
-    table.querySelectorAll("[data-system]").forEach(function (c) {
-      c.hidden = chosen.indexOf(c.getAttribute("data-system")) < 0;
-    });
+    // The columns of the chosen systems, by their headers.
+    var cols = [], ths = table.tHead.rows[0].cells;
+    for (var i = 0; i < ths.length; i++) {
+      var key = ths[i].getAttribute("data-system");
+      if (key === null) continue;
+      ths[i].hidden = chosen.indexOf(key) < 0;
+      cols.push([i, !ths[i].hidden]);
+    }
     var shown = 0, rows = table.tBodies[0].rows;
     Array.prototype.forEach.call(rows, function (r) {
-      var ok = true;
-      if (diffOnly) {
-        var seen = {};
-        r.querySelectorAll("td[data-system]").forEach(function (c) {
-          if (!c.hidden) seen[c.getAttribute("data-v")] = true;
-        });
-        ok = Object.keys(seen).length > 1;
-      }
+      var seen = {};
+      cols.forEach(function (col) {
+        var c = r.cells[col[0]];
+        if (!c) return;
+        c.hidden = !col[1];
+        if (col[1]) seen[c.classList.contains("yes") ? "y" : "n"] = true;
+      });
+      var ok = !diffOnly || Object.keys(seen).length > 1;
       r.hidden = !ok;
       if (ok) shown++;
     });
