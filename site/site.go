@@ -192,9 +192,9 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	return rep, nil
 }
 
-// renderAll renders pages on every CPU and writes them from one goroutine:
-// file creation is system calls on one folder tree, which contend when
-// issued in parallel, while rendering overlaps with them.
+// renderAll renders pages on every CPU and writes them from two writer
+// goroutines, so that rendering overlaps with the system calls of
+// creating thousands of files.
 func (b *builder) renderAll(ctx context.Context, pages []page, out *output) error {
 	type file struct {
 		rel  string
@@ -207,18 +207,22 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	var pool sync.Pool
 	g, gctx := errgroup.WithContext(ctx)
 	files := make(chan file, 64)
-	g.Go(func() error {
-		for f := range files {
-			if err := out.write(f.rel, f.data); err != nil {
-				return err // errgroup cancels gctx: the renders stop
+	// Two writers: file creation waits on the file system as much as it
+	// computes, and a second writer measured faster; more contend.
+	for range 2 {
+		g.Go(func() error {
+			for f := range files {
+				if err := out.write(f.rel, f.data); err != nil {
+					return err // errgroup cancels gctx: the renders stop
+				}
+				if f.buf != nil {
+					f.buf.Reset()
+					pool.Put(f.buf)
+				}
 			}
-			if f.buf != nil {
-				f.buf.Reset()
-				pool.Put(f.buf)
-			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	renders, rctx := errgroup.WithContext(gctx)
 	renders.SetLimit(runtime.GOMAXPROCS(0))
 	for _, p := range pages {
