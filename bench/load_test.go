@@ -253,6 +253,11 @@ func TestLoadGood(t *testing.T) {
 			{"alpha-v2-1", false, false, 0},
 		} {
 			r := s.ResultFor(c.id)
+			// By position, for an instance of the submission's dataset, the
+			// same result.
+			if in := s.Dataset.Instance(c.id); in != nil && s.ResultOf(in) != r {
+				t.Errorf("ResultOf(%q) = %v, ResultFor gives %v", c.id, s.ResultOf(in), r)
+			}
 			if (r != nil) != c.present {
 				t.Errorf("ResultFor(%q) = %v, want present=%v", c.id, r, c.present)
 				continue
