@@ -214,14 +214,10 @@ func (o *output) finish(inputs string) (removed int, err error) {
 // writeNew creates a file that must not exist yet.
 func writeNew(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		err = fill(f, data)
+	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
@@ -247,18 +243,22 @@ func writeAtomic(path string, data []byte) error {
 
 // commit writes data to the open temporary file f and renames it to path.
 func commit(f *os.File, path string, data []byte) error {
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+	err := fill(f, data)
+	if err == nil {
+		err = os.Rename(f.Name(), path)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// fill writes data to the open file f and closes it.
+func fill(f *os.File, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
