@@ -78,9 +78,26 @@ func (d *Dataset) DisplayName() string {
 	return t + " " + d.Version
 }
 
-// internTest returns the dataset's copy of a test id, or "" when no
-// instance has it. Results name the same tests thousands of times.
-func (d *Dataset) internTest(b []byte) string { return d.testIDs[string(b)] }
+// interner shares the dataset's strings with decoded results: results
+// name the same instances and tests thousands of times.
+func (d *Dataset) interner() interner {
+	key := d.Key()
+	return interner{
+		instance: func(b []byte) string {
+			if in := d.byID[string(b)]; in != nil {
+				return in.InstanceID
+			}
+			return ""
+		},
+		test: func(b []byte) string { return d.testIDs[string(b)] },
+		dataset: func(b []byte) string {
+			if string(b) == key {
+				return key
+			}
+			return ""
+		},
+	}
+}
 
 // HasInstances reports whether the instances themselves are present.
 func (d *Dataset) HasInstances() bool { return len(d.Instances) > 0 }

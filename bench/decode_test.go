@@ -41,7 +41,7 @@ func TestDecodeResultsAgreesWithLines(t *testing.T) {
 		`{"instance_id":"caf\u00e9 \"q\"","resolved":false,"patch_applied":false,"f2p_passed":null,"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":0,"failure_modes":["x"]}`+"\n",
 	)
 	for i, in := range inputs {
-		fast, ok := decodeResults([]byte(in), testIntern)
+		fast, ok := decodeResults([]byte(in), testInterner)
 		if !ok {
 			t.Errorf("input %d: the fast path declined a valid file:\n%.300s", i, in)
 			continue
@@ -75,7 +75,7 @@ func TestDecodeResultsDeclinesUnusual(t *testing.T) {
 		"wrong type":           `{"instance_id":"a","files_changed":"one"}` + "\n",
 		"not an object":        "[1]\n",
 	} {
-		if _, ok := decodeResults([]byte(in), testIntern); ok {
+		if _, ok := decodeResults([]byte(in), testInterner); ok {
 			t.Errorf("%s: the fast path accepted %q", name, in)
 		}
 	}
@@ -161,10 +161,40 @@ func TestInstanceJSONIsThePublishedLine(t *testing.T) {
 	}
 }
 
-// testIntern knows one test id, as a dataset would.
-func testIntern(b []byte) string {
-	if string(b) == "t::x" {
-		return "t::x"
+// testInterner knows one instance, test and dataset, as a dataset would.
+var testInterner = interner{instance: knows("a"), test: knows("t::x"), dataset: knows("d/v1")}
+
+func knows(s string) func([]byte) string {
+	return func(b []byte) string {
+		if string(b) == s {
+			return s
+		}
+		return ""
 	}
-	return ""
+}
+
+// readInto reuses its buffer across files of any size and never returns
+// bytes of an earlier, longer file.
+func TestReadIntoReusesBuffer(t *testing.T) {
+	dir := t.TempDir()
+	var buf []byte
+	for _, content := range []string{strings.Repeat("x", 5000), "short", "", strings.Repeat("y", 70000)} {
+		p := filepath.Join(dir, "f")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readInto(p, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != content {
+			t.Fatalf("read %d bytes, want %d", len(got), len(content))
+		}
+	}
+	if cap(buf) < 70000 {
+		t.Errorf("buffer not kept: cap %d", cap(buf))
+	}
+	if _, err := readInto(filepath.Join(dir, "missing"), &buf); err == nil {
+		t.Error("reading a missing file: no error")
+	}
 }

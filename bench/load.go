@@ -391,6 +391,9 @@ func loadSubmissions(ctx context.Context, root string, data *Data, broken map[st
 		ps   Problems
 		subs []*Submission
 	)
+	// Results files are read into reused buffers: together they are most
+	// of the bytes under data/, and nothing decoded keeps them.
+	bufs := sync.Pool{New: func() any { return new([]byte) }}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, dir := range dirs {
@@ -401,7 +404,9 @@ func loadSubmissions(ctx context.Context, root string, data *Data, broken map[st
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			s, sps := loadSubmission(root, dir, data, broken)
+			buf := bufs.Get().(*[]byte)
+			defer bufs.Put(buf)
+			s, sps := loadSubmission(root, dir, data, broken, buf)
 			mu.Lock()
 			defer mu.Unlock()
 			ps = append(ps, sps...)
@@ -416,7 +421,9 @@ func loadSubmissions(ctx context.Context, root string, data *Data, broken map[st
 	return subs, ps
 }
 
-func loadSubmission(root, dir string, data *Data, broken map[string]bool) (*Submission, Problems) {
+// loadSubmission loads one submission folder; buf is scratch space for
+// its results file.
+func loadSubmission(root, dir string, data *Data, broken map[string]bool, buf *[]byte) (*Submission, Problems) {
 	var ps Problems
 	rel, _ := filepath.Rel(filepath.Join(root, "submissions"), dir)
 	parts := strings.Split(filepath.ToSlash(rel), "/")
@@ -461,7 +468,7 @@ func loadSubmission(root, dir string, data *Data, broken map[string]bool) (*Subm
 	ps = validateMetadata(mf, &s.Metadata, folderDate, ds, ps)
 
 	rf := filepath.Join(dir, ResultsFile)
-	raw, err = os.ReadFile(rf) // sized from stat: no growing buffer for hundreds of MB
+	raw, err = readInto(rf, buf)
 	switch {
 	case err == nil:
 		if s.Reported != nil {
@@ -481,6 +488,40 @@ func loadSubmission(root, dir string, data *Data, broken map[string]bool) (*Subm
 	}
 	s.index()
 	return s, nil
+}
+
+// readInto reads a whole file into *buf, growing it to the file's size.
+func readInto(path string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// One byte more than the size, so that reaching the end needs no
+	// further read; a file that grows meanwhile still reads whole.
+	b := (*buf)[:0]
+	if n := int(fi.Size()) + 1; cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+	*buf = b
+	return b, nil
 }
 
 func splitNames(ds *Dataset) []string {
@@ -538,7 +579,7 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 		return nil, ps
 	}
 	member := ds.Split(split).member
-	decoded, ok := decodeResults(raw, ds.internTest)
+	decoded, ok := decodeResults(raw, ds.interner())
 	if !ok {
 		decoded, ps = decodeResultLines(path, raw, ps)
 	}
@@ -572,6 +613,7 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 		}
 		seen[in.pos] = line
 		ps = checkResult(path, line, &res, in, ps)
+		res.inst = in
 		out = append(out, res)
 	}
 	return out, ps

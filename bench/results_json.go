@@ -22,17 +22,25 @@ import (
 // errDecline makes the fast path give the file to the line decoder.
 var errDecline = errors.New("not on the fast path")
 
-// decodeResults decodes a whole results file; false when it declines.
-// intern returns the dataset's copy of a test id, or "" when it has none.
-func decodeResults(raw []byte, intern func([]byte) string) ([]Result, bool) {
+// interner returns the dataset's own copy of a string, or "" when it has
+// none: a result then shares its instance and test ids with the dataset
+// instead of allocating them.
+type interner struct {
+	instance, test, dataset func([]byte) string
+}
+
+// decodeResults decodes a whole results file; false when it declines. raw
+// may be reused once it returns: nothing decoded refers to it.
+func decodeResults(raw []byte, in interner) ([]Result, bool) {
 	out := make([]Result, 0, bytes.Count(raw, []byte{'\n'})+1)
 	// Duplicate names are let through, the last one winning, as
 	// encoding/json does; tracking names would cost a map per object.
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true))
+	// A bytes.Buffer is parsed in place, without the decoder's own copy.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true))
 	line, pos := 1, 0
 	for dec.PeekKind() != 0 { // 0: the end, or a syntax error
 		var res Result
-		if err := decodeResult(dec, intern, &res); err != nil {
+		if err := decodeResult(dec, in, &res); err != nil {
 			return nil, false
 		}
 		end := int(dec.InputOffset())
@@ -55,7 +63,7 @@ func decodeResults(raw []byte, intern func([]byte) string) ([]Result, bool) {
 }
 
 // decodeResult reads one JSON object into res.
-func decodeResult(dec *jsontext.Decoder, intern func([]byte) string, res *Result) error {
+func decodeResult(dec *jsontext.Decoder, in interner, res *Result) error {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return errDecline
 	}
@@ -66,21 +74,21 @@ func decodeResult(dec *jsontext.Decoder, intern func([]byte) string, res *Result
 		}
 		switch string(name) { // quoted, as in the file; no allocation
 		case `"instance_id"`:
-			res.InstanceID, err = readString(dec, nil)
+			res.InstanceID, err = readString(dec, in.instance)
 		case `"dataset"`:
-			res.Dataset, err = readString(dec, nil)
+			res.Dataset, err = readString(dec, in.dataset)
 		case `"resolved"`:
 			res.Resolved, err = readBool(dec)
 		case `"patch_applied"`:
 			res.PatchApplied, err = readBool(dec)
 		case `"f2p_passed"`:
-			res.F2PPassed, err = readStrings(dec, intern)
+			res.F2PPassed, err = readStrings(dec, in.test)
 		case `"f2p_failed"`:
-			res.F2PFailed, err = readStrings(dec, intern)
+			res.F2PFailed, err = readStrings(dec, in.test)
 		case `"p2p_passed"`:
-			res.P2PPassed, err = readStrings(dec, intern)
+			res.P2PPassed, err = readStrings(dec, in.test)
 		case `"p2p_failed"`:
-			res.P2PFailed, err = readStrings(dec, intern)
+			res.P2PFailed, err = readStrings(dec, in.test)
 		case `"failure_modes"`:
 			res.FailureModes, err = readStrings(dec, nil)
 		case `"files_changed"`:

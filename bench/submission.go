@@ -69,6 +69,8 @@ type Result struct {
 	Dataset string `json:"dataset,omitempty"`
 
 	Line int `json:"-"`
+	// inst is the instance the result was checked against when loaded.
+	inst *Instance
 }
 
 // Submission is one system's entry on one split of one dataset version.
@@ -81,7 +83,6 @@ type Submission struct {
 	Dir     string
 	// Results are per-instance results, nil for a reported aggregate.
 	Results []Result
-	byID    map[string]*Result
 	byPos   []*Result // by the instance's place in Dataset.Instances
 }
 
@@ -95,28 +96,42 @@ func (s *Submission) PerInstance() bool { return s.Reported == nil }
 // ResultFor returns the result for an instance id, or nil when the system
 // made no prediction for it.
 func (s *Submission) ResultFor(id string) *Result {
-	return s.byID[id]
+	if in := s.Dataset.Instance(id); in != nil {
+		return s.ResultOf(in)
+	}
+	return nil
 }
 
 // ResultOf returns the result for an instance of the submission's dataset,
 // or nil when the system made no prediction for it. Pages ask this for
 // every instance and system: it is a slice index, not a map lookup.
 func (s *Submission) ResultOf(in *Instance) *Result {
-	if in.pos < len(s.byPos) && s.Dataset.Instances[in.pos] == in {
+	if in.pos >= len(s.Dataset.Instances) || s.Dataset.Instances[in.pos] != in {
+		// An instance of another dataset: find this dataset's own.
+		if in = s.Dataset.Instance(in.InstanceID); in == nil {
+			return nil
+		}
+	}
+	if in.pos < len(s.byPos) {
 		return s.byPos[in.pos]
 	}
-	return s.byID[in.InstanceID]
+	return nil
 }
 
+// index places each result at its instance's position. Results are only
+// loaded for known instances, so every result has a place.
 func (s *Submission) index() {
-	s.byID = make(map[string]*Result, len(s.Results))
-	if len(s.Results) > 0 {
-		s.byPos = make([]*Result, len(s.Dataset.Instances))
+	if len(s.Results) == 0 {
+		return
 	}
+	s.byPos = make([]*Result, len(s.Dataset.Instances))
 	for i := range s.Results {
 		r := &s.Results[i]
-		s.byID[r.InstanceID] = r
-		if in := s.Dataset.Instance(r.InstanceID); in != nil {
+		in := r.inst
+		if in == nil {
+			in = s.Dataset.Instance(r.InstanceID)
+		}
+		if in != nil {
 			s.byPos[in.pos] = r
 		}
 	}

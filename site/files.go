@@ -142,16 +142,24 @@ func boardJSON(v *templates.Board) ([]byte, error) {
 // splitJSONL is a split's instances, one JSON object per line, with every
 // field the dataset holds.
 func splitJSONL(ds *bench.Dataset, split string) ([]byte, error) {
-	var buf bytes.Buffer
-	for _, in := range ds.SplitInstances(split) {
+	ins := ds.SplitInstances(split)
+	lines := make([][]byte, len(ins))
+	size := 0
+	for i, in := range ins {
 		raw, err := in.JSON()
 		if err != nil {
 			return nil, fmt.Errorf("encoding %s: %w", in.InstanceID, err)
 		}
-		buf.Write(raw)
-		buf.WriteByte('\n')
+		lines[i] = raw
+		size += len(raw) + 1
 	}
-	return buf.Bytes(), nil
+	// Sized once: the full split is tens of megabytes.
+	out := make([]byte, 0, size)
+	for _, raw := range lines {
+		out = append(out, raw...)
+		out = append(out, '\n')
+	}
+	return out, nil
 }
 
 // absolute makes a site URL absolute with base_url's scheme and host, for

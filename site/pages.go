@@ -160,32 +160,47 @@ func (b *builder) facts(ds *bench.Dataset) *instanceFacts {
 	if f, ok := b.factCache[ds]; ok {
 		return f
 	}
-	f := &instanceFacts{splits: map[string][]string{}, evaluated: map[string]int{}, resolved: map[string]int{}}
+	f := &instanceFacts{
+		splits:    make(map[string][]string, len(ds.Instances)),
+		evaluated: make(map[string]int, len(ds.Instances)),
+		resolved:  make(map[string]int, len(ds.Instances)),
+	}
 	for _, sp := range ds.Splits {
 		for _, id := range sp.Instances {
 			f.splits[id] = append(f.splits[id], sp.Name)
 		}
 	}
-	type pair struct{ slug, id string }
-	eval, res := map[pair]bool{}, map[pair]bool{}
+	// A system with runs on two splits counts once per instance.
+	bySlug := map[string][]*bench.Submission{}
+	var slugs []string
 	for _, s := range b.data.Submissions {
 		if s.Dataset != ds || !s.PerInstance() {
 			continue
 		}
-		for _, id := range ds.Split(s.Split).Instances {
-			eval[pair{s.Slug, id}] = true
+		if bySlug[s.Slug] == nil {
+			slugs = append(slugs, s.Slug)
 		}
-		for i := range s.Results {
-			if s.Results[i].Resolved {
-				res[pair{s.Slug, s.Results[i].InstanceID}] = true
+		bySlug[s.Slug] = append(bySlug[s.Slug], s)
+	}
+	const evaluated, resolved = 1, 2
+	seen := map[*bench.Instance]uint8{}
+	for _, slug := range slugs {
+		clear(seen)
+		for _, s := range bySlug[slug] {
+			for _, in := range ds.SplitInstances(s.Split) {
+				mark := seen[in] | evaluated
+				if r := s.ResultOf(in); r != nil && r.Resolved {
+					mark |= resolved
+				}
+				seen[in] = mark
 			}
 		}
-	}
-	for p := range eval {
-		f.evaluated[p.id]++
-	}
-	for p := range res {
-		f.resolved[p.id]++
+		for in, mark := range seen {
+			f.evaluated[in.InstanceID]++
+			if mark&resolved != 0 {
+				f.resolved[in.InstanceID]++
+			}
+		}
 	}
 	b.factCache[ds] = f
 	return f

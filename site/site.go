@@ -17,7 +17,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -203,10 +202,13 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	}
 	// Pages are tens of kilobytes each and thousands in all: reusing
 	// buffers saves allocating (and the kernel faulting in) their bytes
-	// again for every page.
-	var pool sync.Pool
+	// again for every page. A channel rather than a sync.Pool, which
+	// empties at every garbage collection; pages of megabytes are few,
+	// and their buffers are not kept.
+	const queued, keepUnder = 64, 1 << 20
+	free := make(chan *bytes.Buffer, queued+8)
 	g, gctx := errgroup.WithContext(ctx)
-	files := make(chan file, 64)
+	files := make(chan file, queued)
 	// Two writers: file creation waits on the file system as much as it
 	// computes, and a second writer measured faster; more contend.
 	for range 2 {
@@ -215,9 +217,12 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 				if err := out.write(f.rel, f.data); err != nil {
 					return err // errgroup cancels gctx: the renders stop
 				}
-				if f.buf != nil {
+				if f.buf != nil && f.buf.Cap() < keepUnder {
 					f.buf.Reset()
-					pool.Put(f.buf)
+					select {
+					case free <- f.buf:
+					default:
+					}
 				}
 			}
 			return nil
@@ -236,8 +241,9 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 			}
 			var buf *bytes.Buffer
 			if comp != nil {
-				buf, _ = pool.Get().(*bytes.Buffer)
-				if buf == nil {
+				select {
+				case buf = <-free:
+				default:
 					buf = new(bytes.Buffer)
 				}
 				if err := comp.Render(rctx, buf); err != nil {

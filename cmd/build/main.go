@@ -28,6 +28,7 @@ func run() int {
 	root := fs.String("root", ".", "project `DIR` holding featbench.toml and data/")
 	cfgPath := fs.String("config", "", "configuration `FILE` (default DIR/featbench.toml)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to `FILE` (read it with go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a memory profile of the build to `FILE` when it ends (go tool pprof -sample_index=alloc_space)")
 	requireLocal := fs.Bool("require-local-charts", false, "fail instead of falling back to the CDN copy of the chart library when npm is missing")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: build [--check] [--serve ADDR] [--root DIR] [--config FILE]\n\nRenders data/ into the static site.\n\n")
@@ -86,5 +87,23 @@ func run() int {
 		return 1
 	}
 	fmt.Println(rep)
+	if *memProfile != "" {
+		if err := writeMemProfile(*memProfile); err != nil {
+			fmt.Fprintln(os.Stderr, "build: memory profile:", err)
+			return 1
+		}
+	}
 	return 0
+}
+
+func writeMemProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
