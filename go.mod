@@ -11,7 +11,6 @@ require (
 	github.com/go-echarts/go-echarts/v2 v2.6.7
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/yuin/goldmark v1.8.7
-	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
 	golang.org/x/net v0.42.0
 	golang.org/x/sync v0.24.0
 )

@@ -14,7 +14,7 @@ import (
 // markupVersion changes whenever markup renders the same markdown
 // differently, so that memoised HTML from older code is not reused. The
 // versions of goldmark and chroma are added to it at run time.
-const markupVersion = "2"
+const markupVersion = "3"
 
 // memo keeps rendered problem statements between builds, keyed by a hash
 // of the markdown. Highlighting code with chroma's regular-expression
