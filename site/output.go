@@ -1,8 +1,6 @@
 package site
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // stateFile records, in the output folder, what the last build wrote and
@@ -23,7 +23,7 @@ const stateFile = ".featbench-build.json"
 
 type buildState struct {
 	Inputs string            `json:"inputs"` // fingerprint of every input
-	Files  map[string]string `json:"files"`  // output path -> content hash
+	Files  map[string]string `json:"files"`  // output path -> content hash (xxHash64)
 }
 
 // output writes the site's files. Each file is written to a temporary file
@@ -109,8 +109,9 @@ func (o *output) write(rel string, data []byte) error {
 	if err := checkRel(rel); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(data)
-	h := hex.EncodeToString(sum[:16])
+	// xxHash, not a cryptographic hash: it only tells a changed page
+	// from an unchanged one, over every byte of the site at each build.
+	h := strconv.FormatUint(xxhash.Sum64(data), 16)
 	path := filepath.Join(o.dir, filepath.FromSlash(rel))
 	o.mu.Lock()
 	if _, dup := o.files[rel]; dup {

@@ -124,7 +124,12 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		rep.Files = len(out.prev.Files)
 		return rep, nil
 	}
+	// The statement memo is read while the data loads: both are
+	// megabytes to decode, and neither needs the other.
+	memoc := make(chan *memo, 1)
+	go func() { memoc <- openMemo(opts.memoPath()) }()
 	data, err := bench.Load(ctx, opts.dataDir())
+	mm := <-memoc
 	if err != nil {
 		return rep, err
 	}
@@ -143,7 +148,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		cfg:       opts.Config,
 		data:      data,
 		m:         newModel(data, urls{base: base}),
-		mk:        newMarkup(openMemo(opts.memoPath())),
+		mk:        newMarkup(mm),
 		factCache: map[*bench.Dataset]*instanceFacts{},
 	}
 	b.site = &templates.Site{
