@@ -69,6 +69,9 @@ go build -o "$bin" ./cmd/build
 rows=()
 measure() {
 	local name=$1 log=$work/time-$1.txt
+	# Write back the previous run's pages first: the kernel's writeback
+	# threads would otherwise take CPU from this run on a 2-core machine.
+	sync
 	/usr/bin/time -v -o "$log" "$bin" --root "$root" >"$work/out-$name.txt" 2>&1 || {
 		cat "$work/out-$name.txt" >&2
 		exit 1
@@ -91,9 +94,11 @@ measure() {
 }
 # A full build starts with no output folder (the build state lives in it).
 # The previous output is moved aside, not deleted, and removed at the end:
-# on this machine's ext4, mounted with "discard", deleting 200 MB just
-# before makes creating files several times slower for a while, which
-# would measure the disk, not the build.
+# this machine's ext4 has no journal, and without one ext4 avoids reusing
+# an inode freed in the last minute (five while its inode table block is
+# unwritten), scanning past each such inode for every file it creates.
+# Deleting a site of 4,000 files just before a build makes creating files
+# several times slower, which would measure the disk, not the build.
 aside=0
 fresh_output() {
 	aside=$((aside + 1))
