@@ -7,9 +7,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/templates"
@@ -160,6 +165,46 @@ func splitJSONL(ds *bench.Dataset, split string) ([]byte, error) {
 		out = append(out, '\n')
 	}
 	return out, nil
+}
+
+// wholeInstancesFile returns the dataset's instances.jsonl when a split's
+// download would be that file byte for byte: the split has every instance
+// in file order, and the file is their published lines and nothing else.
+// The full split is the whole file, tens of megabytes, and publishing it
+// as is (a hard link) saves building and writing it again. Anything else
+// (a subset, blank lines, CRLF) returns nil and the split is written out.
+func wholeInstancesFile(ds *bench.Dataset, split string) *source {
+	ins := ds.SplitInstances(split)
+	if len(ins) == 0 || len(ins) != len(ds.Instances) {
+		return nil
+	}
+	want := xxhash.New()
+	size := 0
+	for i, in := range ins {
+		raw, err := in.JSON()
+		if in != ds.Instances[i] || err != nil {
+			return nil
+		}
+		_, _ = want.Write(raw)
+		_, _ = want.Write([]byte{'\n'})
+		size += len(raw) + 1
+	}
+	path := filepath.Join(ds.Dir, bench.InstancesFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != int64(size) {
+		return nil
+	}
+	// Equal sizes still allow a trimmed "\r" where a "\n" is missing:
+	// compare the content itself, streamed from the page cache.
+	got := xxhash.New()
+	if _, err := io.Copy(got, f); err != nil || got.Sum64() != want.Sum64() {
+		return nil
+	}
+	return &source{path: path, hash: hashString(want.Sum64())}
 }
 
 // absolute makes a site URL absolute with base_url's scheme and host, for

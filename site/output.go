@@ -106,12 +106,48 @@ func (o *output) upToDate(inputs string) bool {
 
 // write stores one file; rel is slash-separated, relative to the output.
 func (o *output) write(rel string, data []byte) error {
+	return o.put(rel, contentHash(data), func(path string) error { return o.store(path, data) })
+}
+
+// link stores as rel the file at src, whose content hashes to h: a hard
+// link where the file system allows one, which copies nothing, and the
+// bytes of data() otherwise. Nothing ever writes into a published file,
+// so sharing its inode with src is safe: a rebuild replaces, not edits.
+func (o *output) link(rel, src, h string, data func() ([]byte, error)) error {
+	return o.put(rel, h, func(path string) error {
+		target := path
+		if !o.staged() {
+			target = o.tempName(path)
+		}
+		if err := os.Link(src, target); err == nil {
+			if target == path {
+				return nil
+			}
+			if err := os.Rename(target, path); err == nil {
+				return nil
+			}
+			os.Remove(target)
+		}
+		raw, err := data()
+		if err != nil {
+			return err
+		}
+		return o.store(path, raw)
+	})
+}
+
+// contentHash is xxHash, not a cryptographic hash: it only tells a changed
+// page from an unchanged one, over every byte of the site at each build.
+func contentHash(data []byte) string { return hashString(xxhash.Sum64(data)) }
+
+func hashString(sum uint64) string { return strconv.FormatUint(sum, 16) }
+
+// put records rel with its content hash and, unless the previous build
+// wrote the same content there, calls save with the file's path.
+func (o *output) put(rel, h string, save func(path string) error) error {
 	if err := checkRel(rel); err != nil {
 		return err
 	}
-	// xxHash, not a cryptographic hash: it only tells a changed page
-	// from an unchanged one, over every byte of the site at each build.
-	h := strconv.FormatUint(xxhash.Sum64(data), 16)
 	path := filepath.Join(o.dir, filepath.FromSlash(rel))
 	o.mu.Lock()
 	if _, dup := o.files[rel]; dup {
@@ -132,27 +168,32 @@ func (o *output) write(rel string, data []byte) error {
 		}
 		o.dirs.Store(dir, true)
 	}
-	if o.staged() {
-		// Nobody reads the stage: write in place.
-		if err := writeNew(path, data); err != nil {
-			return err
-		}
-	} else {
-		// A name of our own instead of os.CreateTemp saves a chmod per
-		// file: thousands of pages make the system calls count.
-		tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), o.seq.Add(1))
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		if err := commit(f, path, data); err != nil {
-			return err
-		}
+	if err := save(path); err != nil {
+		return err
 	}
 	o.mu.Lock()
 	o.written++
 	o.mu.Unlock()
 	return nil
+}
+
+// store writes data as the file at path.
+func (o *output) store(path string, data []byte) error {
+	if o.staged() {
+		// Nobody reads the stage: write in place.
+		return writeNew(path, data)
+	}
+	f, err := os.OpenFile(o.tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return commit(f, path, data)
+}
+
+// tempName is a name of our own next to path; os.CreateTemp would cost a
+// chmod per file, and thousands of pages make the system calls count.
+func (o *output) tempName(path string) string {
+	return fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), o.seq.Add(1))
 }
 
 func (o *output) known(dir string) bool {

@@ -19,7 +19,13 @@ type page struct {
 	url    string // site URL, base-prefixed; folders end in "/"
 	html   bool   // listed in the sitemap
 	render func() (templ.Component, []byte, error)
+	// source, when set and it returns non-nil, names a data file whose
+	// bytes are exactly what render would give: it is published as is.
+	source func() *source
 }
+
+// source is a file under data/ published unchanged, with its content hash.
+type source struct{ path, hash string }
 
 func (b *builder) frame(title, desc string, crumbs ...templates.Link) templates.Page {
 	return templates.Page{Site: b.site, Title: title, Description: desc, Crumbs: crumbs}

@@ -204,6 +204,8 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 		rel  string
 		data []byte
 		buf  *bytes.Buffer // returned to the pool once written
+		p    *page         // set when the file is a link to p's source
+		src  *source
 	}
 	// Pages are tens of kilobytes each and thousands in all: reusing
 	// buffers saves allocating (and the kernel faulting in) their bytes
@@ -219,7 +221,16 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	for range 2 {
 		g.Go(func() error {
 			for f := range files {
-				if err := out.write(f.rel, f.data); err != nil {
+				var err error
+				if f.src != nil {
+					err = out.link(f.rel, f.src.path, f.src.hash, func() ([]byte, error) {
+						_, raw, err := f.p.render()
+						return raw, err
+					})
+				} else {
+					err = out.write(f.rel, f.data)
+				}
+				if err != nil {
 					return err // errgroup cancels gctx: the renders stop
 				}
 				if f.buf != nil && f.buf.Cap() < keepUnder {
@@ -240,6 +251,16 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 			if err := rctx.Err(); err != nil {
 				return err
 			}
+			if p.source != nil {
+				if src := p.source(); src != nil {
+					select {
+					case files <- file{rel: b.rel(p.url), p: &p, src: src}:
+						return nil
+					case <-rctx.Done():
+						return rctx.Err()
+					}
+				}
+			}
 			comp, raw, err := p.render()
 			if err != nil {
 				return err
@@ -257,7 +278,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 				raw = buf.Bytes()
 			}
 			select {
-			case files <- file{b.rel(p.url), raw, buf}:
+			case files <- file{rel: b.rel(p.url), data: raw, buf: buf}:
 				return nil
 			case <-rctx.Done():
 				return rctx.Err()
@@ -337,7 +358,7 @@ func (b *builder) pages() []page {
 			ps = append(ps, page{url: u.download(bd.ds, bd.split), render: func() (templ.Component, []byte, error) {
 				raw, err := splitJSONL(bd.ds, bd.split)
 				return nil, raw, err
-			}})
+			}, source: func() *source { return wholeInstancesFile(bd.ds, bd.split) }})
 		}
 		for _, e := range bd.entries {
 			if e.sub.PerInstance() {

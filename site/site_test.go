@@ -968,3 +968,62 @@ func TestReposPageSectionPerSplit(t *testing.T) {
 		t.Error("the default split's section does not come first")
 	}
 }
+
+// A split that is the whole instances file, byte for byte, is published as
+// that file (a hard link, same inode); one the file does not match exactly
+// (here CRLF line ends) is written out. Either way the download holds the
+// published lines, and a rebuild with changed instances replaces it.
+func TestSplitDownloadOfWholeInstancesFile(t *testing.T) {
+	for _, crlf := range []bool{false, true} {
+		root := fixtureRoot(t, nil)
+		src := filepath.Join(root, "data", "datasets", "demo", "v1", "instances.jsonl")
+		raw, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := string(raw)
+		if crlf {
+			if err := os.WriteFile(src, bytes.ReplaceAll(raw, []byte("\n"), []byte("\r\n")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts := fixtureOptions(t, root)
+		if _, err := site.Build(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(root, "public")
+		dl := filepath.Join(out, "datasets", "demo", "v1", "full.jsonl")
+		if got := read(t, out, "datasets/demo/v1/full.jsonl"); got != want {
+			t.Errorf("crlf=%v: full.jsonl is\n%q\nwant the published lines\n%q", crlf, got, want)
+		}
+		a, errA := os.Stat(src)
+		b, errB := os.Stat(dl)
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if linked := os.SameFile(a, b); linked == crlf {
+			t.Errorf("crlf=%v: download is the data file itself: %v", crlf, linked)
+		}
+		if crlf {
+			continue
+		}
+		// Change the instances (a new file, as git or an editor writes
+		// one): the download follows, and the data file is untouched.
+		changed := strings.Replace(want, `"abc123"`, `"def456"`, 1)
+		if err := os.Remove(src); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(src, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := site.Build(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, out, "datasets/demo/v1/full.jsonl"); got != changed {
+			t.Errorf("after a change full.jsonl is\n%q\nwant\n%q", got, changed)
+		}
+		if got, _ := os.ReadFile(src); string(got) != changed {
+			t.Errorf("the rebuild changed the data file")
+		}
+	}
+}
