@@ -55,3 +55,23 @@ func TestDiff(t *testing.T) {
 		t.Errorf("Diff:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A statement rendered once in a build, by warm or by a page, is not
+// rendered again, with or without a memo file.
+func TestMemoRendersEachStatementOnce(t *testing.T) {
+	m := openMemo("")
+	calls := 0
+	render := func(src string) (string, error) {
+		calls++
+		return "<p>" + src + "</p>", nil
+	}
+	for range 3 {
+		out, err := m.get("x", render)
+		if err != nil || out != "<p>x</p>" {
+			t.Fatalf("get = %q, %v", out, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("rendered %d times, want once", calls)
+	}
+}

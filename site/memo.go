@@ -77,10 +77,15 @@ func rendererVersions() string {
 // get returns the memoised output for src, or renders and records it.
 func (m *memo) get(src string, render func(string) (string, error)) (string, error) {
 	key := sha256.Sum256([]byte(src))
-	if out, ok := m.old[key]; ok {
-		m.mu.Lock()
-		m.used[key] = out
-		m.mu.Unlock()
+	m.mu.Lock()
+	out, ok := m.used[key] // rendered earlier in this build
+	if !ok {
+		if out, ok = m.old[key]; ok {
+			m.used[key] = out
+		}
+	}
+	m.mu.Unlock()
+	if ok {
 		return out, nil
 	}
 	out, err := render(src)
