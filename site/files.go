@@ -147,16 +147,9 @@ func boardJSON(v *templates.Board) ([]byte, error) {
 // splitJSONL is a split's instances, one JSON object per line, with every
 // field the dataset holds.
 func splitJSONL(ds *bench.Dataset, split string) ([]byte, error) {
-	ins := ds.SplitInstances(split)
-	lines := make([][]byte, len(ins))
-	size := 0
-	for i, in := range ins {
-		raw, err := in.JSON()
-		if err != nil {
-			return nil, fmt.Errorf("encoding %s: %w", in.InstanceID, err)
-		}
-		lines[i] = raw
-		size += len(raw) + 1
+	lines, size, err := splitLines(ds, split)
+	if err != nil {
+		return nil, err
 	}
 	// Sized once: the full split is tens of megabytes.
 	out := make([]byte, 0, size)
@@ -165,6 +158,23 @@ func splitJSONL(ds *bench.Dataset, split string) ([]byte, error) {
 		out = append(out, '\n')
 	}
 	return out, nil
+}
+
+// splitLines returns a split's published lines and their size in bytes
+// with a newline after each.
+func splitLines(ds *bench.Dataset, split string) ([][]byte, int, error) {
+	ins := ds.SplitInstances(split)
+	lines := make([][]byte, len(ins))
+	size := 0
+	for i, in := range ins {
+		raw, err := in.JSON()
+		if err != nil {
+			return nil, 0, fmt.Errorf("encoding %s: %w", in.InstanceID, err)
+		}
+		lines[i] = raw
+		size += len(raw) + 1
+	}
+	return lines, size, nil
 }
 
 // wholeInstancesFile returns the dataset's instances.jsonl when a split's
@@ -178,16 +188,14 @@ func wholeInstancesFile(ds *bench.Dataset, split string) *source {
 	if len(ins) == 0 || len(ins) != len(ds.Instances) {
 		return nil
 	}
-	want := xxhash.New()
-	size := 0
 	for i, in := range ins {
-		raw, err := in.JSON()
-		if in != ds.Instances[i] || err != nil {
+		if in != ds.Instances[i] {
 			return nil
 		}
-		_, _ = want.Write(raw)
-		_, _ = want.Write([]byte{'\n'})
-		size += len(raw) + 1
+	}
+	lines, size, err := splitLines(ds, split)
+	if err != nil {
+		return nil
 	}
 	path := filepath.Join(ds.Dir, bench.InstancesFile)
 	f, err := os.Open(path)
@@ -200,7 +208,11 @@ func wholeInstancesFile(ds *bench.Dataset, split string) *source {
 	}
 	// Equal sizes still allow a trimmed "\r" where a "\n" is missing:
 	// compare the content itself, streamed from the page cache.
-	got := xxhash.New()
+	want, got := xxhash.New(), xxhash.New()
+	for _, raw := range lines {
+		_, _ = want.Write(raw)
+		_, _ = want.Write([]byte{'\n'})
+	}
 	if _, err := io.Copy(got, f); err != nil || got.Sum64() != want.Sum64() {
 		return nil
 	}
