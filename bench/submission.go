@@ -118,8 +118,8 @@ func (s *Submission) ResultOf(in *Instance) *Result {
 	return nil
 }
 
-// index places each result at its instance's position. Results are only
-// loaded for known instances, so every result has a place.
+// index places each result at its instance's position. readResults keeps
+// only results of known instances and records each one's instance.
 func (s *Submission) index() {
 	if len(s.Results) == 0 {
 		return
@@ -127,12 +127,6 @@ func (s *Submission) index() {
 	s.byPos = make([]*Result, len(s.Dataset.Instances))
 	for i := range s.Results {
 		r := &s.Results[i]
-		in := r.inst
-		if in == nil {
-			in = s.Dataset.Instance(r.InstanceID)
-		}
-		if in != nil {
-			s.byPos[in.pos] = r
-		}
+		s.byPos[r.inst.pos] = r
 	}
 }
