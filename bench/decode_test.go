@@ -198,3 +198,21 @@ func TestReadIntoReusesBuffer(t *testing.T) {
 		t.Error("reading a missing file: no error")
 	}
 }
+
+// Lists and numbers share slabs: a result's list must stay its own when
+// a caller appends to it, and each number keeps its value.
+func TestDecodedListsDoNotShareElements(t *testing.T) {
+	in := `{"instance_id":"a","p2p_passed":["t1","t2"],"tokens_in":1,"cost":0.5}` + "\n" +
+		`{"instance_id":"b","p2p_passed":["t3"],"tokens_in":2,"cost":1.5}` + "\n"
+	got, ok := decodeResults([]byte(in), testInterner)
+	if !ok || len(got) != 2 {
+		t.Fatalf("decodeResults: ok %v, %d results", ok, len(got))
+	}
+	_ = append(got[0].P2PPassed, "appended")
+	if want := []string{"t3"}; !reflect.DeepEqual(got[1].P2PPassed, want) {
+		t.Errorf("second result's p2p_passed = %q after appending to the first's, want %q", got[1].P2PPassed, want)
+	}
+	if *got[0].TokensIn != 1 || *got[1].TokensIn != 2 || *got[0].Cost != 0.5 || *got[1].Cost != 1.5 {
+		t.Errorf("numbers: tokens_in %d, %d; cost %v, %v", *got[0].TokensIn, *got[1].TokensIn, *got[0].Cost, *got[1].Cost)
+	}
+}

@@ -38,9 +38,10 @@ func decodeResults(raw []byte, in interner) ([]Result, bool) {
 	// A bytes.Buffer is parsed in place, without the decoder's own copy.
 	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true))
 	line, pos := 1, 0
+	var sl slabs
 	for dec.PeekKind() != 0 { // 0: the end, or a syntax error
 		var res Result
-		if err := decodeResult(dec, in, &res); err != nil {
+		if err := decodeResult(dec, in, &sl, &res); err != nil {
 			return nil, false
 		}
 		end := int(dec.InputOffset())
@@ -62,8 +63,50 @@ func decodeResults(raw []byte, in interner) ([]Result, bool) {
 	return out, true
 }
 
+// slabs hands out a file's test-id lists and optional numbers from shared
+// arrays: a file has hundreds of thousands of them, and allocating each on
+// its own made most of the loader's allocations and garbage collection.
+type slabs struct {
+	strs    []string
+	scratch []string
+	ints    []int64
+	floats  []float64
+}
+
+const slabSize = 4096
+
+// strings returns a copy of list from the slab, capped so that appending
+// to it cannot reach a neighbour's elements.
+func (s *slabs) strings(list []string) []string {
+	if len(list) == 0 {
+		return []string{} // as encoding/json decodes [], not nil
+	}
+	if cap(s.strs)-len(s.strs) < len(list) {
+		s.strs = make([]string, 0, max(slabSize, len(list)))
+	}
+	n := len(s.strs)
+	s.strs = append(s.strs, list...)
+	return s.strs[n : n+len(list) : n+len(list)]
+}
+
+func (s *slabs) int(v int64) *int64 {
+	if len(s.ints) == cap(s.ints) {
+		s.ints = make([]int64, 0, slabSize)
+	}
+	s.ints = append(s.ints, v)
+	return &s.ints[len(s.ints)-1]
+}
+
+func (s *slabs) float(v float64) *float64 {
+	if len(s.floats) == cap(s.floats) {
+		s.floats = make([]float64, 0, slabSize)
+	}
+	s.floats = append(s.floats, v)
+	return &s.floats[len(s.floats)-1]
+}
+
 // decodeResult reads one JSON object into res.
-func decodeResult(dec *jsontext.Decoder, in interner, res *Result) error {
+func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) error {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return errDecline
 	}
@@ -82,25 +125,25 @@ func decodeResult(dec *jsontext.Decoder, in interner, res *Result) error {
 		case `"patch_applied"`:
 			res.PatchApplied, err = readBool(dec)
 		case `"f2p_passed"`:
-			res.F2PPassed, err = readStrings(dec, in.test)
+			res.F2PPassed, err = readStrings(dec, sl, in.test)
 		case `"f2p_failed"`:
-			res.F2PFailed, err = readStrings(dec, in.test)
+			res.F2PFailed, err = readStrings(dec, sl, in.test)
 		case `"p2p_passed"`:
-			res.P2PPassed, err = readStrings(dec, in.test)
+			res.P2PPassed, err = readStrings(dec, sl, in.test)
 		case `"p2p_failed"`:
-			res.P2PFailed, err = readStrings(dec, in.test)
+			res.P2PFailed, err = readStrings(dec, sl, in.test)
 		case `"failure_modes"`:
-			res.FailureModes, err = readStrings(dec, nil)
+			res.FailureModes, err = readStrings(dec, sl, nil)
 		case `"files_changed"`:
 			var n int64
 			n, err = readInt(dec, strconv.IntSize)
 			res.FilesChanged = int(n)
 		case `"tokens_in"`:
-			res.TokensIn, err = readOptInt(dec)
+			res.TokensIn, err = readOptInt(dec, sl)
 		case `"tokens_out"`:
-			res.TokensOut, err = readOptInt(dec)
+			res.TokensOut, err = readOptInt(dec, sl)
 		case `"cost"`:
-			res.Cost, err = readOptFloat(dec)
+			res.Cost, err = readOptFloat(dec, sl)
 		default:
 			return errDecline
 		}
@@ -158,7 +201,7 @@ func readBool(dec *jsontext.Decoder) (bool, error) {
 }
 
 // readStrings reads a list of strings; null gives nil, as encoding/json.
-func readStrings(dec *jsontext.Decoder, intern func([]byte) string) ([]string, error) {
+func readStrings(dec *jsontext.Decoder, sl *slabs, intern func([]byte) string) ([]string, error) {
 	switch dec.PeekKind() {
 	case 'n':
 		_, err := dec.ReadValue()
@@ -170,16 +213,19 @@ func readStrings(dec *jsontext.Decoder, intern func([]byte) string) ([]string, e
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, err
 	}
-	out := []string{}
+	list := sl.scratch[:0]
 	for dec.PeekKind() != ']' {
 		s, err := readString(dec, intern)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		list = append(list, s)
 	}
-	_, err := dec.ReadToken()
-	return out, err
+	sl.scratch = list
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, err
+	}
+	return sl.strings(list), nil
 }
 
 // readInt reads an integer as encoding/json does for an int field: no
@@ -196,7 +242,7 @@ func readInt(dec *jsontext.Decoder, bits int) (int64, error) {
 	return n, nil
 }
 
-func readOptInt(dec *jsontext.Decoder) (*int64, error) {
+func readOptInt(dec *jsontext.Decoder, sl *slabs) (*int64, error) {
 	if dec.PeekKind() == 'n' {
 		_, err := dec.ReadValue()
 		return nil, err
@@ -205,10 +251,10 @@ func readOptInt(dec *jsontext.Decoder) (*int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &n, nil
+	return sl.int(n), nil
 }
 
-func readOptFloat(dec *jsontext.Decoder) (*float64, error) {
+func readOptFloat(dec *jsontext.Decoder, sl *slabs) (*float64, error) {
 	if dec.PeekKind() == 'n' {
 		_, err := dec.ReadValue()
 		return nil, err
@@ -221,5 +267,5 @@ func readOptFloat(dec *jsontext.Decoder) (*float64, error) {
 	if err != nil {
 		return nil, errDecline
 	}
-	return &f, nil
+	return sl.float(f), nil
 }
