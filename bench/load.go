@@ -305,21 +305,38 @@ func eachLine(raw []byte, fn func(line int, b []byte)) {
 }
 
 func readInstances(path string, raw []byte, repos map[string]bool, ps Problems) ([]*Instance, Problems) {
+	var ins []*Instance
+	eachLine(raw, func(line int, b []byte) {
+		ins = append(ins, &Instance{Line: line, raw: b})
+	})
+	// Decoding is most of loading a dataset, before anything else can
+	// start: lines are decoded on every CPU, then checked in order.
+	errs := make([]error, len(ins))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(ins); i += workers {
+				errs[i] = decodeInstance(ins[i].raw, ins[i])
+			}
+		})
+	}
+	wg.Wait()
 	var out []*Instance
 	seen := map[string]int{}
-	eachLine(raw, func(line int, b []byte) {
-		in := &Instance{Line: line, raw: b}
-		if err := decodeInstance(b, in); err != nil {
-			ps = append(ps, jsonProblem(path, line, err))
-			return
+	for i, in := range ins {
+		line := in.Line
+		if errs[i] != nil {
+			ps = append(ps, jsonProblem(path, line, errs[i]))
+			continue
 		}
 		if err := CheckName(in.InstanceID); err != nil {
 			ps.add(path, line, "instance_id", "%v", err)
-			return
+			continue
 		}
 		if first, dup := seen[in.InstanceID]; dup {
 			ps.add(path, line, "instance_id", "duplicate instance id %q (first on line %d)", in.InstanceID, first)
-			return
+			continue
 		}
 		seen[in.InstanceID] = line
 		if in.Repo == "" {
@@ -352,7 +369,7 @@ func readInstances(path string, raw []byte, repos map[string]bool, ps Problems) 
 			ps.add(path, line, "created_at", "%v", err)
 		}
 		out = append(out, in)
-	})
+	}
 	return out, ps
 }
 
