@@ -163,7 +163,7 @@ func (o *output) put(rel, h string, save func(path string) error) error {
 		}
 	}
 	if dir := filepath.Dir(path); !o.known(dir) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := mkdir(dir); err != nil {
 			return fmt.Errorf("creating folder for %s: %w", path, err)
 		}
 		o.dirs.Store(dir, true)
@@ -194,6 +194,24 @@ func (o *output) store(path string, data []byte) error {
 // chmod per file, and thousands of pages make the system calls count.
 func (o *output) tempName(path string) string {
 	return fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), o.seq.Add(1))
+}
+
+// mkdir creates dir and any missing parents. Most folders are new page
+// folders in a parent that exists, so it tries Mkdir first: os.MkdirAll
+// would stat the folder and its parent before, two system calls for each
+// of thousands of pages.
+func mkdir(dir string) error {
+	err := os.Mkdir(dir, 0o755)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case errors.Is(err, fs.ErrExist):
+		// A file of that name fails when the page is created in it.
+		return nil
+	}
+	return err
 }
 
 func (o *output) known(dir string) bool {
