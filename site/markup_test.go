@@ -1,6 +1,8 @@
 package site
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -73,5 +75,47 @@ func TestMemoRendersEachStatementOnce(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Errorf("rendered %d times, want once", calls)
+	}
+}
+
+// A saved memo serves the next build without rendering, keeps only the
+// entries that build used, and a broken memo file only means rendering.
+func TestMemoSurvivesBuilds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "render", "statements.gob")
+	calls := 0
+	render := func(src string) (string, error) {
+		calls++
+		return "<p>" + src + "</p>", nil
+	}
+	first := openMemo(path) // no file yet
+	for _, src := range []string{"a", "b"} {
+		if _, err := first.get(src, render); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := first.save(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := openMemo(path)
+	if out, err := second.get("a", render); err != nil || out != "<p>a</p>" {
+		t.Fatalf("get from the saved memo = %q, %v", out, err)
+	}
+	if calls != 2 {
+		t.Errorf("rendered %d times after reopening, want 2 (only the first build's)", calls)
+	}
+	if err := second.save(); err != nil {
+		t.Fatal(err)
+	}
+	if third := openMemo(path); len(third.old) != 1 {
+		t.Errorf("memo has %d entries after a build that used one, want 1", len(third.old))
+	}
+
+	if err := os.WriteFile(path, []byte("not a memo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := openMemo(path)
+	if out, err := broken.get("a", render); err != nil || out != "<p>a</p>" || calls != 3 {
+		t.Errorf("broken memo: get = %q, %v after %d renders, want a fresh render", out, err, calls)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -105,11 +106,11 @@ func (m *memo) save() error {
 	if m.path == "" || (m.misses == 0 && len(m.used) == len(m.old)) {
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(memoFile{Version: m.version, Entries: m.used}); err != nil {
-		return fmt.Errorf("encoding the render memo: %w", err)
-	}
-	if err := writeAtomic(m.path, buf.Bytes()); err != nil {
+	// Encoded straight into the file: the memo is megabytes.
+	err := writeAtomicWith(m.path, func(w io.Writer) error {
+		return gob.NewEncoder(w).Encode(memoFile{Version: m.version, Entries: m.used})
+	})
+	if err != nil {
 		return fmt.Errorf("saving the render memo: %w", err)
 	}
 	return nil

@@ -1,9 +1,11 @@
 package site
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -286,6 +288,15 @@ func writeNew(path string, data []byte) error {
 // writeAtomic writes a file, creating its folder, through a temporary
 // file and a rename: readers see the old file or the new one, never a part.
 func writeAtomic(path string, data []byte) error {
+	return writeAtomicWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomicWith is writeAtomic for content that write produces, so that
+// a large file need not be held in memory first.
+func writeAtomicWith(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating folder for %s: %w", path, err)
 	}
@@ -293,12 +304,25 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = f.Chmod(0o644)
+	if err == nil {
+		err = write(bw)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return commit(f, path, data)
+	return nil
 }
 
 // commit writes data to the open temporary file f and renames it to path.
