@@ -10,6 +10,11 @@
 # Each full build is measured -runs times (default 3): file-system times
 # on this machine vary from run to run.
 #
+# Without -keep the script removes its folder when it ends, and freshly
+# deleted files slow down creating new ones for a few minutes (see the
+# comment at fresh_output): for back-to-back invocations pass -keep and
+# remove the kept folders after the last one.
+#
 # -tests picks the test ids of the synthetic instances: files (default) as
 # in FeatureBench, one fail-to-pass and five pass-to-pass test files per
 # instance; functions as in SWE-bench, 3-15 and 5-30 test functions, which
