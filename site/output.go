@@ -304,30 +304,33 @@ func writeAtomicWith(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	err = f.Chmod(0o644)
-	if err == nil {
-		err = write(bw)
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return commitWith(f, path, func(w io.Writer) error {
+		if err := f.Chmod(0o644); err != nil {
+			return err
+		}
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // commit writes data to the open temporary file f and renames it to path.
 func commit(f *os.File, path string, data []byte) error {
-	err := fill(f, data)
+	return commitWith(f, path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// commitWith fills the open temporary file f with write, closes it and
+// renames it to path; on any error the temporary file is removed.
+func commitWith(f *os.File, path string, write func(io.Writer) error) error {
+	err := write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}
