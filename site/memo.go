@@ -106,7 +106,8 @@ func (m *memo) save() error {
 	if m.path == "" || (m.misses == 0 && len(m.used) == len(m.old)) {
 		return nil
 	}
-	// Encoded straight into the file: the memo is megabytes.
+	// gob builds the message in its own buffer and writes it once; a
+	// bytes.Buffer of ours in between copied the megabytes once more.
 	err := writeAtomicWith(m.path, func(w io.Writer) error {
 		return gob.NewEncoder(w).Encode(memoFile{Version: m.version, Entries: m.used})
 	})

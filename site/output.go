@@ -1,7 +1,6 @@
 package site
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,7 +39,7 @@ type output struct {
 	dir   string // where files are written: the output folder or the stage
 	final string // the output folder
 	prev  buildState
-	dirs  sync.Map      // folders known to exist: one MkdirAll each, not one per file
+	dirs  sync.Map      // folders known to exist: made once each, not once per file
 	seq   atomic.Uint64 // names temporary files
 
 	mu      sync.Mutex
@@ -295,7 +294,7 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // writeAtomicWith is writeAtomic for content that write produces, so that
-// a large file need not be held in memory first.
+// a large file need not be copied into a buffer of the caller's first.
 func writeAtomicWith(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating folder for %s: %w", path, err)
@@ -308,11 +307,7 @@ func writeAtomicWith(path string, write func(io.Writer) error) error {
 		if err := f.Chmod(0o644); err != nil {
 			return err
 		}
-		bw := bufio.NewWriterSize(w, 64<<10)
-		if err := write(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
+		return write(w)
 	})
 }
 
