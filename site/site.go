@@ -203,7 +203,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	type file struct {
 		rel  string
 		data []byte
-		buf  *bytes.Buffer // returned to the pool once written
+		buf  *bytes.Buffer // returned to free once written
 		p    *page         // set when the file is a link to p's source
 		src  *source
 	}
