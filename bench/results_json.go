@@ -89,20 +89,17 @@ func (s *slabs) strings(list []string) []string {
 	return s.strs[n : n+len(list) : n+len(list)]
 }
 
-func (s *slabs) int(v int64) *int64 {
-	if len(s.ints) == cap(s.ints) {
-		s.ints = make([]int64, 0, slabSize)
-	}
-	s.ints = append(s.ints, v)
-	return &s.ints[len(s.ints)-1]
-}
+func (s *slabs) int(v int64) *int64       { return slabPtr(&s.ints, v) }
+func (s *slabs) float(v float64) *float64 { return slabPtr(&s.floats, v) }
 
-func (s *slabs) float(v float64) *float64 {
-	if len(s.floats) == cap(s.floats) {
-		s.floats = make([]float64, 0, slabSize)
+// slabPtr stores v in *slab, starting a new one when it is full, and
+// returns where it is.
+func slabPtr[T any](slab *[]T, v T) *T {
+	if len(*slab) == cap(*slab) {
+		*slab = make([]T, 0, slabSize)
 	}
-	s.floats = append(s.floats, v)
-	return &s.floats[len(s.floats)-1]
+	*slab = append(*slab, v)
+	return &(*slab)[len(*slab)-1]
 }
 
 // decodeResult reads one JSON object into res.
