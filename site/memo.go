@@ -1,7 +1,7 @@
 package site
 
 import (
-	"bytes"
+	"bufio"
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
@@ -13,9 +13,10 @@ import (
 )
 
 // markupVersion changes whenever markup renders the same markdown
-// differently, so that memoised HTML from older code is not reused. The
-// versions of goldmark and chroma are added to it at run time.
-const markupVersion = "3"
+// differently or the memo file's layout changes, so that memoised HTML
+// from older code is not reused. The versions of goldmark and chroma are
+// added to it at run time.
+const markupVersion = "4"
 
 // memo keeps rendered problem statements between builds, keyed by a hash
 // of the markdown. Highlighting code with chroma's regular-expression
@@ -35,9 +36,19 @@ type memo struct {
 	misses int
 }
 
-type memoFile struct {
+// The memo file is a stream of gob values: a memoHeader, then Count
+// memoEntry values. One value per entry keeps encoding to a small buffer
+// of gob's, where one map value made gob grow a buffer to the whole
+// file's size, megabytes of fresh memory faulted in at the end of a
+// build when no other work overlaps it.
+type memoHeader struct {
 	Version string
-	Entries map[[32]byte]string
+	Count   int
+}
+
+type memoEntry struct {
+	Key  [32]byte
+	HTML string
 }
 
 // openMemo reads the memo at path; a missing, unreadable or outdated file
@@ -47,15 +58,26 @@ func openMemo(path string) *memo {
 	if path == "" {
 		return m
 	}
-	raw, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return m
 	}
-	var f memoFile
-	if gob.NewDecoder(bytes.NewReader(raw)).Decode(&f) != nil || f.Version != m.version {
-		return m // a broken or outdated memo only costs rendering again
+	defer f.Close()
+	// A broken or outdated memo only costs rendering again.
+	dec := gob.NewDecoder(bufio.NewReaderSize(f, 1<<16))
+	var h memoHeader
+	if dec.Decode(&h) != nil || h.Version != m.version || h.Count < 0 {
+		return m
 	}
-	m.old = f.Entries
+	old := make(map[[32]byte]string, min(h.Count, 1<<20))
+	for range h.Count {
+		var e memoEntry
+		if dec.Decode(&e) != nil {
+			return m
+		}
+		old[e.Key] = e.HTML
+	}
+	m.old = old
 	return m
 }
 
@@ -106,10 +128,18 @@ func (m *memo) save() error {
 	if m.path == "" || (m.misses == 0 && len(m.used) == len(m.old)) {
 		return nil
 	}
-	// gob builds the message in its own buffer and writes it once; a
-	// bytes.Buffer of ours in between copied the megabytes once more.
 	err := writeAtomicWith(m.path, func(w io.Writer) error {
-		return gob.NewEncoder(w).Encode(memoFile{Version: m.version, Entries: m.used})
+		bw := bufio.NewWriterSize(w, 1<<16)
+		enc := gob.NewEncoder(bw)
+		if err := enc.Encode(memoHeader{Version: m.version, Count: len(m.used)}); err != nil {
+			return err
+		}
+		for k, html := range m.used {
+			if err := enc.Encode(memoEntry{Key: k, HTML: html}); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
 	})
 	if err != nil {
 		return fmt.Errorf("saving the render memo: %w", err)
