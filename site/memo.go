@@ -19,10 +19,11 @@ import (
 const markupVersion = "4"
 
 // memo keeps rendered problem statements between builds, keyed by a hash
-// of the markdown. Highlighting code with chroma's regular-expression
-// lexers is most of the CPU time of a full build, and a statement only
-// changes when its dataset does, so a build into an empty output folder
-// renders only the statements it has not seen before.
+// of the markdown. Rendering them (goldmark, and chroma for code that the
+// Python fast path leaves to it) is a tenth of a full build's CPU time,
+// more for statements in other languages, and a statement only changes
+// when its dataset does, so a build into an empty output folder renders
+// only the statements it has not seen before.
 //
 // The memo is one file, read before rendering and rewritten after it with
 // the entries this build used: it never grows beyond the current data.
