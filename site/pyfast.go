@@ -19,7 +19,7 @@ import (
 // classes in chroma's Python lexer do not depend on context; what kind of
 // word a word is (keyword, builtin, exception, magic name, ...) it asks
 // chroma once per word and context. On anything else, string prefixes,
-// escapes or formatting, imports, backslashes, non-ASCII text and more, it
+// escapes or formatting, imports, backslashes, non-ASCII names and more, it
 // declines and the block goes to chroma whole. Tests compare its tokens
 // with chroma's on real code, and a fuzz test on arbitrary input.
 type pyFast struct {
@@ -124,13 +124,16 @@ func (p *pyFast) tokens(src string) (toks []chroma.Token, ok bool) {
 			}
 			emit(t, start, i)
 		case c >= '0' && c <= '9':
-			for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-				i++
+			i = skipDigits(src, i)
+			t := chroma.LiteralNumberInteger
+			if i < len(src) && src[i] == '.' {
+				i = skipDigits(src, i+1)
+				t = chroma.LiteralNumberFloat
 			}
-			if i < len(src) && (src[i] == '.' || isPyWordStart(src[i])) {
-				return nil, false // floats, exponents, 0x, 1_000, 2j
+			if i < len(src) && (src[i] == '.' || isPyWordStart(src[i]) || (src[i] >= '0' && src[i] <= '9')) {
+				return nil, false // exponents, 0x, 1_000, 2j, 1..2
 			}
-			emit(chroma.LiteralNumberInteger, start, i)
+			emit(t, start, i)
 		case c == '"' || c == '\'':
 			end, ok := pyPlainString(src, i)
 			if !ok {
@@ -244,6 +247,13 @@ func pyWordEnd(src string, i int) int {
 	return i
 }
 
+func skipDigits(src string, i int) int {
+	for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 func skipPySpace(src string, i int) int {
 	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n') {
 		i++
@@ -286,7 +296,7 @@ func pyPlainString(src string, i int) (int, bool) {
 			if j+2 < len(src) && src[j+1] == q && src[j+2] == q {
 				return j + 3, true
 			}
-			return 0, false // a lone quote inside a triple-quoted string
+			// A lone quote inside a triple-quoted string is string too.
 		case c == '\\', c == '%', c == '{', c == '}':
 			return 0, false
 		case c == '\n' && !triple:

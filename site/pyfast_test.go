@@ -2,10 +2,12 @@ package site
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -65,11 +67,12 @@ var pyFastAccepts = map[string]string{
 	"operators": "a = b + c - d * e / f // g % h ** i\nflags |= A & B ^ ~C << 2 >> 1\nif (n := len(a)) != 3 and a <= b >= c == d < e > f:\n    pass\n",
 	"strings": "s = \"double\" + 'single' + \"it's\" + 'say \"hi\"' + \"\"\n" +
 		"t = '''\nmulti\nline\n''' + \"\"\"more\"\"\"\n",
-	"numbers":              "x = [0, 1, 42, 1000]\ny = x[1:3]\n",
-	"comments":             "# leading comment\nx = 1  # trailing\n    # indented\n",
-	"leading docstring":    "\"\"\"Module docstring.\"\"\"\n\nx = 1\n",
-	"tabs and blank lines": "def f():\n\tif x:\n\t\treturn 1\n\n\n\treturn 2\n",
-	"def without space":    "x = def_value\ny = classes\nz = defaults(x)\n",
+	"numbers":               "x = [0, 1, 42, 1000, 0.6, 10., 3.25]\ny = x[1:3]\n",
+	"quotes in a docstring": "def f():\n    \"\"\"Say \"hi\", 'bye', \"\" and ''.\"\"\"\n",
+	"comments":              "# leading comment\nx = 1  # trailing\n    # indented\n",
+	"leading docstring":     "\"\"\"Module docstring.\"\"\"\n\nx = 1\n",
+	"tabs and blank lines":  "def f():\n\tif x:\n\t\treturn 1\n\n\n\treturn 2\n",
+	"def without space":     "x = def_value\ny = classes\nz = defaults(x)\n",
 }
 
 // Code the fast path must leave to chroma.
@@ -82,7 +85,6 @@ var pyFastDeclines = map[string]string{
 	"import":         "import os\n",
 	"from import":    "from a.b import c as d\n",
 	"raise from":     "raise X from e\n",
-	"float":          "x = 1.5\n",
 	"exponent":       "x = 1e5\n",
 	"hex":            "x = 0xff\n",
 	"underscore":     "x = 1_000\n",
@@ -107,17 +109,22 @@ func TestPyFastMatchesChroma(t *testing.T) {
 	}
 }
 
-// Every Python file in the repository, whole and line by line: real code
-// the fast path either declines or tokenises exactly as chroma does.
+// Every Python file in the repository, whole and line by line, and the
+// Python code blocks of the shipped problem statements: real code the fast
+// path either declines or tokenises exactly as chroma does.
 func TestPyFastOnRepositoryCode(t *testing.T) {
 	p := newPyFast(lexers.Get("python"))
-	taken, lines := 0, 0
+	taken, lines, blocks := 0, 0, 0
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".cache" || d.Name() == "node_modules" || d.Name() == "public") {
 			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "instances.jsonl" && strings.HasPrefix(path, filepath.Join("..", "data")) {
+			blocks += checkStatementBlocks(t, p, path)
+			return nil
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".py") {
 			return nil
@@ -148,7 +155,41 @@ func TestPyFastOnRepositoryCode(t *testing.T) {
 	if taken*2 < lines {
 		t.Errorf("fast path took %d of %d lines of the repository's Python, want most", taken, lines)
 	}
-	t.Logf("fast path took %d of %d lines", taken, lines)
+	if blocks == 0 {
+		t.Error("the fast path took no code block of the shipped problem statements")
+	}
+	t.Logf("fast path took %d of %d lines, and %d statement code blocks", taken, lines, blocks)
+}
+
+// pythonBlock is a fenced Python code block in markdown.
+var pythonBlock = regexp.MustCompile("(?ms)^```py(?:thon)?\\n(.*?)^```")
+
+// checkStatementBlocks checks the Python code blocks of the problem
+// statements in an instances.jsonl and returns how many the fast path took.
+func checkStatementBlocks(t *testing.T, p *pyFast, path string) int {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := 0
+	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var in struct {
+			Statement string `json:"problem_statement"`
+		}
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		for _, m := range pythonBlock.FindAllStringSubmatch(in.Statement, -1) {
+			if checkPyFast(t, p, fmt.Sprintf("%s:%d", path, i+1), m[1]) {
+				taken++
+			}
+		}
+	}
+	return taken
 }
 
 // Whatever the input, the fast path either declines it or agrees with
