@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # Measures cmd/build on a synthetic project at the scale and prints
-# wall time, CPU time and peak memory (max RSS) for a full build with no
-# statement memo, a full build with the memo of an earlier build, a
-# rebuild with nothing changed and a rebuild after one results.jsonl
-# changed.
+# wall time, CPU time and peak memory (max RSS) for a full build (no
+# output folder), a rebuild with nothing changed and a rebuild after one
+# results.jsonl changed.
 #
 #   scripts/bench.sh [-instances N] [-submissions M] [-tests files|functions] [-runs N] [-keep]
 #
-# Each full build is measured -runs times (default 3): file-system times
+# Each full build is measured -runs times (default 5): file-system times
 # on this machine vary from run to run.
 #
 # Without -keep the script removes its folder when it ends, and freshly
@@ -28,7 +27,7 @@ trap 'echo "bench.sh: failed at line $LINENO" >&2' ERR
 instances=4000
 submissions=50
 tests=files
-runs=3
+runs=5
 keep=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -63,11 +62,9 @@ bin=$work/build
 echo "generating $instances instances, $submissions submissions into $root" >&2
 go run ./internal/synth/cmd/synth -repo "$repo" -out "$root" -instances "$instances" -submissions "$submissions" -tests "$tests"
 # cmd/build looks for the chart library under <root>/.cache/npm: share the
-# checkout's install so npm is not run (and not measured) here. The
-# statement memo stays the project's own, in <root>/.cache/render.
+# checkout's install so npm is not run (and not measured) here.
 mkdir -p "$repo/.cache/npm" "$root/.cache"
 ln -s "$repo/.cache/npm" "$root/.cache/npm"
-memo=$root/.cache/render/statements.gob
 go build -o "$bin" ./cmd/build
 
 # measure NAME: runs the build under /usr/bin/time and records its figures.
@@ -112,12 +109,7 @@ fresh_output() {
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$runs"); do
 	fresh_output
-	rm -f "$memo"
-	measure "full-build-no-memo-$i"
-done
-for i in $(seq "$runs"); do
-	fresh_output
-	measure "full-build-with-memo-$i"
+	measure "full-build-$i"
 done
 measure rebuild-unchanged
 results=$(find "$root/data/submissions" -name results.jsonl | sort | sed -n 1p) # sed reads all: no SIGPIPE under pipefail

@@ -76,21 +76,9 @@ func benchBuild(b *testing.B, opts site.Options) site.Report {
 	return rep
 }
 
-// BenchmarkBuildFull is a full build with every problem statement rendered
-// afresh: no output folder, no build state, no statement memo.
+// BenchmarkBuildFull is a full build: no output folder, no build state.
 func BenchmarkBuildFull(b *testing.B) {
-	opts := benchProject(b)
-	opts.NoMemo = true
-	benchFull(b, opts)
-}
-
-// BenchmarkBuildFullMemo is a full build (no output folder, no build
-// state) with the statement memo an earlier build left.
-func BenchmarkBuildFullMemo(b *testing.B) {
-	opts := benchProject(b)
-	opts.Memo = filepath.Join(b.TempDir(), "statements.gob")
-	benchBuild(b, opts) // fills the memo
-	benchFull(b, opts)
+	benchFull(b, benchProject(b))
 }
 
 func benchFull(b *testing.B, opts site.Options) {

@@ -22,13 +22,11 @@ import (
 // is never rendered (goldmark's default omits it), and code is highlighted
 // with CSS classes so that the light and dark themes both apply.
 type markup struct {
-	md   goldmark.Markdown
-	memo *memo
+	md goldmark.Markdown
 }
 
-func newMarkup(mm *memo) *markup {
+func newMarkup() *markup {
 	return &markup{
-		memo: mm,
 		md: goldmark.New(
 			goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 			// No html.WithUnsafe(): javascript: links are dropped, and raw
@@ -44,10 +42,6 @@ func newMarkup(mm *memo) *markup {
 
 // Markdown renders markdown to safe HTML.
 func (m *markup) Markdown(src string) (string, error) {
-	return m.memo.get(src, m.render)
-}
-
-func (m *markup) render(src string) (string, error) {
 	var buf bytes.Buffer
 	if err := m.md.Convert([]byte(src), &buf); err != nil {
 		return "", fmt.Errorf("rendering markdown: %w", err)

@@ -1,8 +1,6 @@
 package site
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,7 +8,7 @@ import (
 // Fenced code is highlighted when chroma knows the language and shown as
 // escaped text when it does not; either way nothing in it becomes markup.
 func TestCodeBlocks(t *testing.T) {
-	m := newMarkup(nil)
+	m := newMarkup()
 	cases := []struct {
 		name, src string
 		want      []string
@@ -28,7 +26,7 @@ func TestCodeBlocks(t *testing.T) {
 			[]string{`class="language-a&quot;onmouseover=x"`}, []string{`"onmouseover`}},
 	}
 	for _, c := range cases {
-		got, err := m.render(c.src)
+		got, err := m.Markdown(c.src)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -55,90 +53,5 @@ func TestDiff(t *testing.T) {
 		" same\n</code></pre>"
 	if got != want {
 		t.Errorf("Diff:\n got %q\nwant %q", got, want)
-	}
-}
-
-// A statement rendered once in a build, by warm or by a page, is not
-// rendered again, with or without a memo file.
-func TestMemoRendersEachStatementOnce(t *testing.T) {
-	m := openMemo("")
-	calls := 0
-	render := func(src string) (string, error) {
-		calls++
-		return "<p>" + src + "</p>", nil
-	}
-	for range 3 {
-		out, err := m.get("x", render)
-		if err != nil || out != "<p>x</p>" {
-			t.Fatalf("get = %q, %v", out, err)
-		}
-	}
-	if calls != 1 {
-		t.Errorf("rendered %d times, want once", calls)
-	}
-}
-
-// A saved memo serves the next build without rendering, keeps only the
-// entries that build used, and a broken memo file only means rendering.
-func TestMemoSurvivesBuilds(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "render", "statements.gob")
-	calls := 0
-	render := func(src string) (string, error) {
-		calls++
-		return "<p>" + src + "</p>", nil
-	}
-	first := openMemo(path) // no file yet
-	for _, src := range []string{"a", "b"} {
-		if _, err := first.get(src, render); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := first.save(); err != nil {
-		t.Fatal(err)
-	}
-
-	second := openMemo(path)
-	if out, err := second.get("a", render); err != nil || out != "<p>a</p>" {
-		t.Fatalf("get from the saved memo = %q, %v", out, err)
-	}
-	if calls != 2 {
-		t.Errorf("rendered %d times after reopening, want 2 (only the first build's)", calls)
-	}
-	if err := second.save(); err != nil {
-		t.Fatal(err)
-	}
-	if third := openMemo(path); len(third.old) != 1 {
-		t.Errorf("memo has %d entries after a build that used one, want 1", len(third.old))
-	}
-
-	// A memo cut short (a disk that filled up, say) gives no entries, not
-	// the ones before the cut.
-	two := openMemo(path)
-	for _, src := range []string{"a", "b"} {
-		if _, err := two.get(src, render); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := two.save(); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw[:len(raw)-3], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if cut := openMemo(path); len(cut.old) != 0 {
-		t.Errorf("truncated memo gave %d entries, want none", len(cut.old))
-	}
-
-	if err := os.WriteFile(path, []byte("not a memo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	before := calls
-	broken := openMemo(path)
-	if out, err := broken.get("a", render); err != nil || out != "<p>a</p>" || calls != before+1 {
-		t.Errorf("broken memo: get = %q, %v after %d renders, want a fresh render", out, err, calls-before)
 	}
 }

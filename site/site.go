@@ -36,11 +36,6 @@ type Options struct {
 	// CacheDir holds the npm install of the chart library; default
 	// <Root>/.cache/npm.
 	CacheDir string
-	// Memo is the file memoising rendered problem statements between
-	// builds; default <Root>/.cache/render/statements.gob.
-	Memo string
-	// NoMemo renders every statement afresh and leaves the memo alone.
-	NoMemo bool
 	// RequireLocalCharts makes a missing npm an error instead of a fall
 	// back to the CDN copy: CI and the browser test run offline.
 	RequireLocalCharts bool
@@ -62,16 +57,6 @@ type Report struct {
 
 func (o Options) dataDir() string   { return under(o.Root, o.Config.Data) }
 func (o Options) outputDir() string { return under(o.Root, o.Config.Output) }
-
-func (o Options) memoPath() string {
-	switch {
-	case o.NoMemo:
-		return ""
-	case o.Memo != "":
-		return o.Memo
-	}
-	return filepath.Join(o.Root, ".cache", "render", "statements.gob")
-}
 
 // under resolves a configured folder: relative to the project root unless
 // it is absolute.
@@ -124,12 +109,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		rep.Files = len(out.prev.Files)
 		return rep, nil
 	}
-	// The statement memo is read while the data loads: both are
-	// megabytes to decode, and neither needs the other.
-	memoc := make(chan *memo, 1)
-	go func() { memoc <- openMemo(opts.memoPath()) }()
 	data, err := bench.Load(ctx, opts.dataDir())
-	mm := <-memoc
 	if err != nil {
 		return rep, err
 	}
@@ -148,7 +128,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		cfg:       opts.Config,
 		data:      data,
 		m:         newModel(data, urls{base: base}),
-		mk:        newMarkup(mm),
+		mk:        newMarkup(),
 		factCache: map[*bench.Dataset]*instanceFacts{},
 	}
 	b.site = &templates.Site{
@@ -175,10 +155,6 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}
 	if err := b.writeSitemap(out, pages); err != nil {
 		return rep, err
-	}
-	if err := b.mk.memo.save(); err != nil {
-		// The memo only saves time: the site is complete without it.
-		fmt.Fprintf(logw, "warning: %v\n", err)
 	}
 	removed, err := out.finish(inputs)
 	if err != nil {

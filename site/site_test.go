@@ -404,61 +404,6 @@ func TestHostileDataIsEscaped(t *testing.T) {
 	}
 }
 
-// TestStatementMemo checks that a build into an empty output folder reuses
-// the statements a previous build rendered, giving the same bytes, and that
-// a changed statement is rendered afresh.
-func TestStatementMemo(t *testing.T) {
-	root := fixtureRoot(t, nil)
-	opts := fixtureOptions(t, root)
-	opts.Memo = filepath.Join(t.TempDir(), "memo.gob")
-	out := filepath.Join(root, "public")
-	page := "datasets/demo/v1/instances/demo__pkg-1/index.html"
-	build := func() string {
-		t.Helper()
-		if err := os.RemoveAll(out); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := site.Build(context.Background(), opts); err != nil {
-			t.Fatal(err)
-		}
-		return read(t, out, page)
-	}
-	first := build()
-	fi, err := os.Stat(opts.Memo)
-	if err != nil {
-		t.Fatalf("the build wrote no memo: %v", err)
-	}
-	if second := build(); second != first {
-		t.Errorf("a build from the memo differs from a fresh one")
-	}
-	if fi2, err := os.Stat(opts.Memo); err != nil || !fi2.ModTime().Equal(fi.ModTime()) {
-		t.Errorf("a build that rendered nothing new rewrote the memo (%v)", err)
-	}
-
-	// A memo entry is found by its markdown: poison the stored HTML and
-	// the page must show it (proving reuse) ...
-	poisoned := bytes.Replace(mustRead(t, opts.Memo), []byte("Implement"), []byte("MEMOISED!"), 1)
-	if err := os.WriteFile(opts.Memo, poisoned, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := build(); !strings.Contains(got, "MEMOISED!") {
-		t.Errorf("the build did not take the statement from the memo")
-	}
-	// ... and without the memo the statement is rendered afresh.
-	opts.NoMemo = true
-	if got := build(); got != first {
-		t.Errorf("a build with NoMemo differs from the first build")
-	}
-	// A memo that is not a memo only costs rendering again.
-	opts.NoMemo = false
-	if err := os.WriteFile(opts.Memo, []byte("not gob"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := build(); got != first {
-		t.Errorf("a build over a broken memo differs from the first build")
-	}
-}
-
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(path)
