@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -287,15 +286,6 @@ func writeNew(path string, data []byte) error {
 // writeAtomic writes a file, creating its folder, through a temporary
 // file and a rename: readers see the old file or the new one, never a part.
 func writeAtomic(path string, data []byte) error {
-	return writeAtomicWith(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// writeAtomicWith is writeAtomic for content that write produces, so that
-// a large file need not be copied into a buffer of the caller's first.
-func writeAtomicWith(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating folder for %s: %w", path, err)
 	}
@@ -303,29 +293,18 @@ func writeAtomicWith(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return commitWith(f, path, func(w io.Writer) error {
-		if err := f.Chmod(0o644); err != nil {
-			return err
-		}
-		return write(w)
-	})
-}
-
-// commit writes data to the open temporary file f and renames it to path.
-func commit(f *os.File, path string, data []byte) error {
-	return commitWith(f, path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// commitWith fills the open temporary file f with write, closes it and
-// renames it to path; on any error the temporary file is removed.
-func commitWith(f *os.File, path string, write func(io.Writer) error) error {
-	err := write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	return commit(f, path, data)
+}
+
+// commit writes data to the open temporary file f and renames it to path;
+// on any error the temporary file is removed.
+func commit(f *os.File, path string, data []byte) error {
+	err := fill(f, data)
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}
