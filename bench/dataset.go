@@ -13,15 +13,46 @@ const (
 
 // Manifest describes one version of a dataset.
 type Manifest struct {
-	Name        string       `toml:"name"`
-	Title       string       `toml:"title"`
-	Version     string       `toml:"version"`
-	ReleaseDate time.Time    `toml:"release_date"`
-	Description string       `toml:"description"`
-	PaperURL    string       `toml:"paper_url"`
-	SourceURL   string       `toml:"source_url"`
-	Repos       []Repository `toml:"repositories"`
-	Splits      []Split      `toml:"splits"`
+	Name        string    `toml:"name"`
+	Title       string    `toml:"title"`
+	Version     string    `toml:"version"`
+	ReleaseDate time.Time `toml:"release_date"`
+	Description string    `toml:"description"`
+	PaperURL    string    `toml:"paper_url"`
+	SourceURL   string    `toml:"source_url"`
+	// RankBy is the figure leaderboards rank by: "resolved" (the
+	// default) or "passed", as FeatureBench's own leaderboard does.
+	RankBy   string       `toml:"rank_by"`
+	Citation *Citation    `toml:"citation"`
+	Repos    []Repository `toml:"repositories"`
+	Splits   []Split      `toml:"splits"`
+}
+
+// Rank figures a dataset may rank its leaderboards by.
+const (
+	RankResolved = "resolved"
+	RankPassed   = "passed"
+)
+
+// Ranking is RankBy with its default filled in.
+func (m *Manifest) Ranking() string {
+	if m.RankBy == "" {
+		return RankResolved
+	}
+	return m.RankBy
+}
+
+// Citation is how to cite a dataset; the site shows it as BibTeX.
+type Citation struct {
+	Key     string   `toml:"key"`     // BibTeX key, e.g. "zhou2026featurebench"
+	Kind    string   `toml:"kind"`    // BibTeX entry type: article, inproceedings, misc (default)
+	Title   string   `toml:"title"`   // default: the dataset's title
+	Authors []string `toml:"authors"` // "Family, Given" or "Given Family"
+	Year    int      `toml:"year"`    // default: the release year
+	Venue   string   `toml:"venue"`   // journal or booktitle
+	Eprint  string   `toml:"eprint"`  // arXiv id, e.g. "2602.10975"
+	URL     string   `toml:"url"`     // default: paper_url
+	DOI     string   `toml:"doi"`
 }
 
 // Split is a named subset of a dataset version. A dataset published without

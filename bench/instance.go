@@ -28,12 +28,14 @@ type Instance struct {
 	ImageName        string          `json:"image_name"`
 	RepoSettings     json.RawMessage `json:"repo_settings,omitempty"`
 	CreatedAt        string          `json:"created_at"`
-	Lines            int             `json:"lines"`
-	Files            int             `json:"files"`
-	Functions        int             `json:"functions"`
-	F2PTestPoints    int             `json:"f2p_test_points"`
-	P2PTestPoints    int             `json:"p2p_test_points"`
-	TopObjects       []string        `json:"top_objects"`
+	// The gold statistics are pointers: a dataset that does not publish
+	// one leaves it out, and the site shows "—" rather than 0.
+	Lines         *int     `json:"lines,omitempty"`
+	Files         *int     `json:"files,omitempty"`
+	Functions     *int     `json:"functions,omitempty"`
+	F2PTestPoints *int     `json:"f2p_test_points,omitempty"`
+	P2PTestPoints *int     `json:"p2p_test_points,omitempty"`
+	TopObjects    []string `json:"top_objects"`
 
 	// Extra holds the fields this model does not know, so that rewriting a
 	// dataset keeps them.

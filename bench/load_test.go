@@ -177,8 +177,8 @@ func TestLoadGood(t *testing.T) {
 			if got := string(in.Extra["difficulty"]); got != `{"bucket": "easy", "score": 0.25}` {
 				t.Errorf("alpha-1 Extra[difficulty] = %s, want the raw JSON as written", got)
 			}
-			if in.Lines != 12 || in.BaseCommit != "0123abc" {
-				t.Errorf("alpha-1 lines=%d base_commit=%q", in.Lines, in.BaseCommit)
+			if in.Lines == nil || *in.Lines != 12 || in.BaseCommit != "0123abc" {
+				t.Errorf("alpha-1 lines=%v base_commit=%q", in.Lines, in.BaseCommit)
 			}
 		}
 		if in := a1.Instance("alpha-3"); in != nil {

@@ -23,10 +23,22 @@ type Metadata struct {
 	OpenWeights   bool      `toml:"open_weights"`
 	OpenScaffold  bool      `toml:"open_scaffold"`
 	Attempts      int       `toml:"attempts"` // tries per instance; 1 when not given
-	Checked       bool      `toml:"checked"`  // re-run by the maintainers
 	Tags          []string  `toml:"tags"`
 	Notes         string    `toml:"notes"`
-	Reported      *Reported `toml:"reported"`
+	// Reference marks a baseline such as the gold patches or empty
+	// predictions: shown apart from the ranked systems, not ranked, and
+	// not counted in an instance's difficulty.
+	Reference bool `toml:"reference"`
+	// Links to what stands behind the figures, hosted elsewhere.
+	LogsURL         string    `toml:"logs_url"`
+	TrajectoriesURL string    `toml:"trajectories_url"`
+	PredictionsURL  string    `toml:"predictions_url"`
+	Reported        *Reported `toml:"reported"`
+
+	// Checked is not read from metadata.toml: a submitter cannot set it.
+	// It is true when data/checked.toml holds a maintainers' attestation
+	// whose hash matches the submission's files as they are.
+	Checked bool `toml:"-"`
 }
 
 // Reported is an aggregate published without per-instance data. The site

@@ -90,8 +90,8 @@ func (b *builder) passVsLines(ds *bench.Dataset) templates.Chart {
 		sc := scatterBase(ch.Title, "gold patch lines", "% passed", "value")
 		var pts []opts.ScatterData
 		for _, in := range ds.Instances {
-			if v, ok := mp[in.InstanceID]; ok {
-				pts = append(pts, opts.ScatterData{Name: in.InstanceID, Value: []any{in.Lines, round(v*100, 2)}})
+			if v, ok := mp[in.InstanceID]; ok && in.Lines != nil {
+				pts = append(pts, opts.ScatterData{Name: in.InstanceID, Value: []any{*in.Lines, round(v*100, 2)}})
 			}
 		}
 		sc.AddSeries("instances", pts)

@@ -19,6 +19,14 @@ func pctCell(rate float64, decimals int) templates.Cell {
 	return templates.Cell{Text: strconv.FormatFloat(v, 'f', decimals, 64), Sort: v}
 }
 
+// intCell shows an optional count; "—" when the data does not have it.
+func intCell(v *int) templates.Cell {
+	if v == nil {
+		return missing()
+	}
+	return templates.Cell{Text: strconv.Itoa(*v), Sort: float64(*v)}
+}
+
 // figureCell shows a published figure exactly as printed.
 func figureCell(f bench.Figure) templates.Cell {
 	if !f.Set() {

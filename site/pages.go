@@ -274,7 +274,7 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 	for _, in := range ds.Instances {
 		d.Instances = append(d.Instances, templates.InstanceRow{
 			ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level,
-			Lines: in.Lines, F2P: len(in.FailToPass), Splits: strings.Join(f.splits[in.InstanceID], ", "),
+			Lines: intCell(in.Lines), F2P: len(in.FailToPass), Splits: strings.Join(f.splits[in.InstanceID], ", "),
 			Difficulty: f.difficulty(in.InstanceID),
 		})
 	}
@@ -342,19 +342,26 @@ func (b *builder) repoStats(ds *bench.Dataset) templates.RepoStatsTable {
 		row := templates.RepoStatsRow{Repo: repo.Name, License: repo.License}
 		if ins := byRepo[repo.Name]; len(ins) > 0 {
 			t.Source = "computed from the instances"
-			mean := func(get func(*bench.Instance) int) templates.Cell {
-				sum := 0
+			// A mean over the instances that publish the figure.
+			mean := func(get func(*bench.Instance) *int) templates.Cell {
+				sum, n := 0, 0
 				for _, in := range ins {
-					sum += get(in)
+					if v := get(in); v != nil {
+						sum += *v
+						n++
+					}
 				}
-				v := float64(sum) / float64(len(ins))
+				if n == 0 {
+					return missing()
+				}
+				v := float64(sum) / float64(n)
 				return templates.Cell{Text: strconv.FormatFloat(v, 'f', 1, 64), Sort: v}
 			}
 			row.Instances = templates.Cell{Text: strconv.Itoa(len(ins)), Sort: float64(len(ins))}
-			row.Lines = mean(func(in *bench.Instance) int { return in.Lines })
-			row.Files = mean(func(in *bench.Instance) int { return in.Files })
-			row.Functions = mean(func(in *bench.Instance) int { return in.Functions })
-			row.TestPoints = mean(func(in *bench.Instance) int { return in.F2PTestPoints })
+			row.Lines = mean(func(in *bench.Instance) *int { return in.Lines })
+			row.Files = mean(func(in *bench.Instance) *int { return in.Files })
+			row.Functions = mean(func(in *bench.Instance) *int { return in.Functions })
+			row.TestPoints = mean(func(in *bench.Instance) *int { return in.F2PTestPoints })
 		} else if rs := repo.Reported; rs != nil {
 			t.Source = rs.Source
 			row.Instances = missing()
@@ -520,9 +527,10 @@ func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (templ.Com
 		PatchFiles: DiffFiles(in.Patch), TestFiles: DiffFiles(in.TestPatch),
 		FailToPass: in.FailToPass, PassToPass: in.PassToPass, TopObjects: in.TopObjects,
 		Difficulty: f.difficulty(in.InstanceID),
-		Stats: []templates.Count{
-			{Label: "Lines", N: in.Lines}, {Label: "Files", N: in.Files}, {Label: "Functions", N: in.Functions},
-			{Label: "F2P test points", N: in.F2PTestPoints}, {Label: "P2P test points", N: in.P2PTestPoints},
+		Stats: []templates.Stat{
+			{Label: "Lines", Value: intCell(in.Lines)}, {Label: "Files", Value: intCell(in.Files)},
+			{Label: "Functions", Value: intCell(in.Functions)},
+			{Label: "F2P test points", Value: intCell(in.F2PTestPoints)}, {Label: "P2P test points", Value: intCell(in.P2PTestPoints)},
 		},
 	}
 	if len(in.RepoSettings) > 0 {

@@ -179,7 +179,7 @@ type InstanceRow struct {
 	URL        string
 	Repo       string
 	Level      int
-	Lines      int
+	Lines      Cell
 	F2P        int
 	Splits     string
 	Difficulty Cell
@@ -287,6 +287,12 @@ type Count struct {
 	N     int
 }
 
+// Stat is a labelled figure that may be missing.
+type Stat struct {
+	Label string
+	Value Cell
+}
+
 // InstancePage shows one task instance.
 type InstancePage struct {
 	Page
@@ -306,7 +312,7 @@ type InstancePage struct {
 	TestFiles    []string
 	FailToPass   []string
 	PassToPass   []string
-	Stats        []Count
+	Stats        []Stat
 	TopObjects   []string
 	Difficulty   Cell
 	Systems      []InstanceSystem

@@ -287,11 +287,11 @@ func (g *gen) instances() []*bench.Instance {
 			PassToPass:       p2p,
 			ImageName:        "featbench/" + owner + "_" + name + ":" + commit[:12],
 			CreatedAt:        start.Add(time.Duration(g.rng.Int64N(int64(span)))).Truncate(time.Second).Format(time.RFC3339),
-			Lines:            added,
-			Files:            files,
-			Functions:        g.between(1, 8),
-			F2PTestPoints:    f2pPoints,
-			P2PTestPoints:    p2pPoints,
+			Lines:            &added,
+			Files:            &files,
+			Functions:        ptr(g.between(1, 8)),
+			F2PTestPoints:    &f2pPoints,
+			P2PTestPoints:    &p2pPoints,
 			TopObjects:       []string{f.module[:len(f.module)-3] + "." + f.fn},
 		}
 		if g.rng.IntN(3) == 0 {
@@ -551,3 +551,5 @@ func writeJSONL(path string, n int, item func(int) any) error {
 	}
 	return f.Close()
 }
+
+func ptr[T any](v T) *T { return &v }
