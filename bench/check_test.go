@@ -76,6 +76,12 @@ func TestCheckURL(t *testing.T) {
 		{"java\tscript:alert(1)", "is not a URL"},
 		{"http://exa mple.org", "is not a URL"},
 		{"https://example.org/%zz", "is not a URL"},
+		{"https://trusted.example@evil.example/", "holds a user name or password"},
+		{"https://user:pass@example.org/", "holds a user name or password"},
+		{"https://example.org/\u202egpj.exe", "holds the control character U+202E"},
+		{"https://example.org/a\u0085b", "holds the control character U+0085"},
+		{"https://example.org/" + strings.Repeat("a", 1980), ""},
+		{"https://example.org/" + strings.Repeat("a", 1981), "is 2001 bytes; at most 2000"},
 	} {
 		err := bench.CheckURL(c.in)
 		if c.errSub == "" {

@@ -162,6 +162,12 @@ func (d *Dataset) SplitInstances(name string) []*Instance {
 	return s.instances
 }
 
+// InSplit reports whether an instance of this dataset is in the split.
+func (d *Dataset) InSplit(name string, in *Instance) bool {
+	s := d.splits[name]
+	return s != nil && in.pos < len(s.member) && d.Instances[in.pos] == in && s.member[in.pos]
+}
+
 // Repository returns the repository entry with the name, or nil.
 func (d *Dataset) Repository(name string) *Repository {
 	for i := range d.Repos {

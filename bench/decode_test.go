@@ -35,8 +35,6 @@ func TestDecodeResultsAgreesWithLines(t *testing.T) {
 		"\n\n"+one+"\n\n",     // blank lines around
 		one+"\r\n"+one+"\r\n", // CRLF
 		"  "+one+"  \n",       // spaces around
-		// The last of duplicate fields wins, as in encoding/json.
-		`{"instance_id":"a","instance_id":"b","f2p_passed":["t::x"],"f2p_passed":["t::y","t::x"]}`+"\n",
 		`{"instance_id":"a","tokens_in":null,"tokens_out":-3,"cost":1.5e-3,"files_changed":-1,"dataset":"d/v1","f2p_passed":["t::\u0078"]}`+"\n",
 		`{"instance_id":"caf\u00e9 \"q\"","resolved":false,"patch_applied":false,"f2p_passed":null,"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":0,"failure_modes":["x"]}`+"\n",
 	)
@@ -74,6 +72,13 @@ func TestDecodeResultsDeclinesUnusual(t *testing.T) {
 		"truncated":            one + "\n{\"instance_id\":\"b\"",
 		"wrong type":           `{"instance_id":"a","files_changed":"one"}` + "\n",
 		"not an object":        "[1]\n",
+		"null line":            "null\n",
+		// encoding/json would let the last of two keys win; a line must
+		// not say two things.
+		"duplicate key":         `{"instance_id":"a","instance_id":"b"}` + "\n",
+		"duplicate list":        `{"instance_id":"a","f2p_passed":["t::x"],"f2p_passed":["t::y","t::x"]}` + "\n",
+		"key in upper case too": `{"instance_id":"a","resolved":false,"RESOLVED":true}` + "\n",
+		"escaped duplicate key": `{"instance_id":"a","resolve\u0064":true,"resolved":false}` + "\n",
 	} {
 		if _, ok := decodeResults([]byte(in), testInterner); ok {
 			t.Errorf("%s: the fast path accepted %q", name, in)
@@ -173,9 +178,9 @@ func knows(s string) func([]byte) string {
 	}
 }
 
-// readInto reuses its buffer across files of any size and never returns
+// readFile reuses its buffer across files of any size and never returns
 // bytes of an earlier, longer file.
-func TestReadIntoReusesBuffer(t *testing.T) {
+func TestReadFileReusesBuffer(t *testing.T) {
 	dir := t.TempDir()
 	var buf []byte
 	for _, content := range []string{strings.Repeat("x", 5000), "short", "", strings.Repeat("y", 70000)} {
@@ -183,7 +188,7 @@ func TestReadIntoReusesBuffer(t *testing.T) {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readInto(p, &buf)
+		got, err := readFile(p, 1<<20, &buf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +199,7 @@ func TestReadIntoReusesBuffer(t *testing.T) {
 	if cap(buf) < 70000 {
 		t.Errorf("buffer not kept: cap %d", cap(buf))
 	}
-	if _, err := readInto(filepath.Join(dir, "missing"), &buf); err == nil {
+	if _, err := readFile(filepath.Join(dir, "missing"), 1<<20, &buf); err == nil {
 		t.Error("reading a missing file: no error")
 	}
 }

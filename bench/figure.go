@@ -23,6 +23,10 @@ func ParseFigure(s string) (Figure, error) {
 	if t == "" {
 		return Figure{}, fmt.Errorf("empty figure")
 	}
+	// A figure is shown as written: a long one is not a figure.
+	if len(t) > maxFigureText {
+		return Figure{}, fmt.Errorf("is %d characters long; a figure such as 12.5, 2.6M or 16k is at most %d", len(t), maxFigureText)
+	}
 	num := strings.TrimSuffix(t, "%")
 	mult := 1.0
 	switch {
@@ -34,10 +38,11 @@ func ParseFigure(s string) (Figure, error) {
 		mult, num = 1e9, num[:len(num)-1]
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return Figure{}, fmt.Errorf("%q is not a number like 12.5, 2.6M or 16k", s)
+	// The suffix can overflow what ParseFloat did not: "1e308M".
+	if v *= mult; err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Figure{}, fmt.Errorf("%q is not a number like 12.5, 2.6M or 16k", t)
 	}
-	return Figure{Text: t, Value: v * mult}, nil
+	return Figure{Text: t, Value: v}, nil
 }
 
 // UnmarshalTOML implements toml.Unmarshaler.
@@ -52,7 +57,15 @@ func (f *Figure) UnmarshalTOML(v any) error {
 	case int64:
 		*f = Figure{Text: strconv.FormatInt(x, 10), Value: float64(x)}
 	case float64:
-		*f = Figure{Text: strconv.FormatFloat(x, 'f', -1, 64), Value: x}
+		// TOML has inf and nan; a figure is finite.
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("is %v; want a finite number", x)
+		}
+		t := strconv.FormatFloat(x, 'f', -1, 64)
+		if len(t) > maxFigureText {
+			return fmt.Errorf("is %v, %d digits written out; write the figure as a string, as published", x, len(t))
+		}
+		*f = Figure{Text: t, Value: x}
 	default:
 		return fmt.Errorf("want a number or a string such as \"12.5\", got %T", v)
 	}

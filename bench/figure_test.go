@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -39,6 +40,13 @@ func TestParseFigure(t *testing.T) {
 		{"12.5.1", "", 0, true},
 		{"2.6 M", "", 0, true},
 		{"16kk", "", 0, true},
+		// Overflow through the suffix, which ParseFloat does not see.
+		{"1e308M", "", 0, true},
+		{"1.7e308k", "", 0, true},
+		{"-1e308B", "", 0, true},
+		{"1e302M", "1e302M", 1e308, false},
+		{"0." + strings.Repeat("0", 29) + "1", "0." + strings.Repeat("0", 29) + "1", 1e-30, false},
+		{"0." + strings.Repeat("0", 30) + "1", "", 0, true}, // longer than a figure is written
 	} {
 		f, err := bench.ParseFigure(c.in)
 		if c.err {
@@ -86,6 +94,11 @@ func TestFigureUnmarshalTOML(t *testing.T) {
 		{`f = true`, "", 0, "want a number or a string"},
 		{`f = 2026-01-01`, "", 0, "want a number or a string"},
 		{`f = [1]`, "", 0, "want a number or a string"},
+		{`f = inf`, "", 0, "want a finite number"},
+		{`f = -inf`, "", 0, "want a finite number"},
+		{`f = nan`, "", 0, "want a finite number"},
+		{`f = "1e308M"`, "", 0, "not a number"},
+		{`f = 1e-40`, "", 0, "write the figure as a string"},
 	} {
 		var d doc
 		_, err := toml.Decode(c.src, &d)
@@ -117,6 +130,9 @@ func TestFigureUnmarshalTOML(t *testing.T) {
 		{"x", "", 0, true},
 		{int(42), "", 0, true}, // the library gives int64, never int
 		{nil, "", 0, true},
+		{math.Inf(1), "", 0, true},
+		{math.Inf(-1), "", 0, true},
+		{math.NaN(), "", 0, true},
 	} {
 		var f bench.Figure
 		err := f.UnmarshalTOML(c.v)

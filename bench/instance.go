@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
+	"strings"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Instance is one task: a problem statement and a repository with the
@@ -65,58 +66,91 @@ var knownInstanceFields = func() map[string]bool {
 // instanceFields is Instance without its methods, so decoding does not recurse.
 type instanceFields Instance
 
-// decodeInstance decodes one instance. The common case, known fields only
-// and test lists as JSON lists, takes one pass of the encoding/json/v2
-// candidate; anything else (unknown fields to keep, SWE-bench's
-// string-encoded lists, a mistake to report) goes through UnmarshalJSON.
+// decodeInstance decodes one line of instances.jsonl. The common case,
+// known fields only and test lists as JSON lists, takes one pass of the
+// encoding/json/v2 candidate; anything else (unknown fields to keep,
+// SWE-bench's string-encoded lists, a mistake to report) goes through
+// decodeStrict. Both are strict: exact keys, each once, valid UTF-8.
 func decodeInstance(b []byte, in *Instance) error {
 	line, raw := in.Line, in.raw
 	defer func() { in.Line, in.raw = line, raw }()
-	if jsonv2.Unmarshal(b, (*instanceFields)(in), jsonv2.RejectUnknownMembers(true)) == nil {
+	// Unmarshal takes null for an empty object: only an object may try.
+	if len(b) > 0 && b[0] == '{' && jsonv2.Unmarshal(b, (*instanceFields)(in), jsonv2.RejectUnknownMembers(true)) == nil {
 		return nil
 	}
 	*in = Instance{}
-	return json.Unmarshal(b, in)
+	return in.decodeStrict(b)
 }
 
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra. Test
 // lists may also be given as a JSON string holding a list, as in SWE-bench.
+// It is as strict as loading: exact keys, each once, valid UTF-8.
 func (in *Instance) UnmarshalJSON(data []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	for _, k := range []string{"FAIL_TO_PASS", "PASS_TO_PASS"} {
-		if v, ok := raw[k]; ok && len(bytes.TrimSpace(v)) > 0 && bytes.TrimSpace(v)[0] == '"' {
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil || !json.Valid([]byte(s)) {
-				return &json.UnmarshalTypeError{Value: "string that is not a JSON list", Field: k, Type: reflect.TypeOf([]string{})}
-			}
-			raw[k] = json.RawMessage(s)
-		}
-	}
-	known := map[string]json.RawMessage{}
-	var extra map[string]json.RawMessage
-	for k, v := range raw {
-		if knownInstanceFields[k] {
-			known[k] = v
-			continue
-		}
-		if extra == nil {
-			extra = map[string]json.RawMessage{}
-		}
-		extra[k] = v
-	}
-	buf, err := json.Marshal(known)
+	line := in.Line
+	*in = Instance{}
+	err := in.decodeStrict(data)
+	in.Line = line
+	return err
+}
+
+// decodeStrict decodes one JSON object into in, which must be zero.
+func (in *Instance) decodeStrict(data []byte) error {
+	v, err := readObjectLine(data)
 	if err != nil {
 		return err
 	}
+	var members map[string]jsontext.Value
+	if err := jsonv2.Unmarshal(v, &members); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(members))
+	for k := range members {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	known := make([]byte, 0, len(v))
+	known = append(known, '{')
+	var extra map[string]json.RawMessage
+	for _, k := range names {
+		val := members[k]
+		if !knownInstanceFields[k] {
+			for f := range knownInstanceFields {
+				if strings.EqualFold(k, f) {
+					// A reader that matches keys loosely, as encoding/json
+					// does, would take this key for the known one.
+					return &lineError{field: k, msg: fmt.Sprintf("differs from the field %q only in case; write it as %q", f, f)}
+				}
+			}
+			if extra == nil {
+				extra = map[string]json.RawMessage{}
+			}
+			extra[k] = json.RawMessage(bytes.Clone(val))
+			continue
+		}
+		if (k == "FAIL_TO_PASS" || k == "PASS_TO_PASS") && val.Kind() == '"' {
+			var s string
+			if err := jsonv2.Unmarshal(val, &s); err != nil {
+				return err
+			}
+			list := jsontext.Value(strings.TrimSpace(s))
+			if !list.IsValid() || list.Kind() != '[' {
+				return &lineError{field: k, msg: "is a string that is not a JSON list (SWE-bench writes a test list as a string holding a JSON list)"}
+			}
+			val = list
+		}
+		if len(known) > 1 {
+			known = append(known, ',')
+		}
+		known, _ = jsontext.AppendQuote(known, k)
+		known = append(known, ':')
+		known = append(known, val...)
+	}
+	known = append(known, '}')
 	var f instanceFields
-	if err := json.Unmarshal(buf, &f); err != nil {
+	if err := jsonv2.Unmarshal(known, &f, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return err
 	}
 	f.Extra = extra
-	f.Line = in.Line
 	*in = Instance(f)
 	return nil
 }

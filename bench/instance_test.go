@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -136,9 +135,8 @@ func TestInstanceTestListsAsStrings(t *testing.T) {
 			var in bench.Instance
 			err := json.Unmarshal([]byte(c.src), &in)
 			if c.errField != "" {
-				var te *json.UnmarshalTypeError
-				if !errors.As(err, &te) || te.Field != c.errField {
-					t.Fatalf("err = %v, want a type error for field %s", err, c.errField)
+				if err == nil || !strings.Contains(err.Error(), c.errField) {
+					t.Fatalf("err = %v, want an error naming the field %s", err, c.errField)
 				}
 				return
 			}

@@ -3,9 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -69,8 +67,8 @@ func (ps Problems) Err() error {
 	return ps
 }
 
-// tomlProblem turns a decoding error into a Problem with the line and key
-// the TOML library reports.
+// tomlProblem turns a TOML syntax error into a Problem with the line and
+// key the TOML library reports.
 func tomlProblem(file string, err error) Problem {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
@@ -80,27 +78,5 @@ func tomlProblem(file string, err error) Problem {
 		}
 		return Problem{File: file, Line: pe.Position.Line, Field: pe.LastKey, Msg: msg}
 	}
-	// Type mismatches come as plain errors that carry line and key in
-	// their text: `toml: line 3 (last key "attempts"): incompatible types…`.
-	if m := tomlTypeError.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Problem{File: file, Line: line, Field: m[2], Msg: m[3]}
-	}
 	return Problem{File: file, Msg: err.Error()}
-}
-
-var tomlTypeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
-
-// decodeTOML decodes a TOML file strictly: keys the model does not know are
-// problems, because in a hand-written file they are almost always typos.
-func decodeTOML(file string, data []byte, v any) Problems {
-	md, err := toml.Decode(string(data), v)
-	if err != nil {
-		return Problems{tomlProblem(file, err)}
-	}
-	var ps Problems
-	for _, k := range md.Undecoded() {
-		ps.add(file, 0, k.String(), "unknown key (check the spelling against CONTRIBUTING.md)")
-	}
-	return ps
 }

@@ -13,11 +13,12 @@ import (
 // fast path: one jsontext (encoding/json/v2 candidate) token stream per
 // file, decoded into Result field by field without reflection, with test
 // ids taken from the dataset's own strings instead of allocated per
-// result. Anything unusual (an unknown or differently cased field, a null
-// where a value belongs, invalid UTF-8, two values on a line, a value
-// across lines) makes decodeResults decline, and the caller decodes the
-// file line by line with encoding/json, which names the problem and its
-// line: a file means what encoding/json reads either way.
+// result. Anything unusual (an unknown or differently cased field, a key
+// given twice, a null where a value belongs, invalid UTF-8, two values on
+// a line, a value across lines) makes decodeResults decline, and the
+// caller decodes the file line by line with the same package's strict
+// Unmarshal, which names the problem and its line: a file means the same
+// either way.
 
 // errDecline makes the fast path give the file to the line decoder.
 var errDecline = errors.New("not on the fast path")
@@ -33,8 +34,10 @@ type interner struct {
 // may be reused once it returns: nothing decoded refers to it.
 func decodeResults(raw []byte, in interner) ([]Result, bool) {
 	out := make([]Result, 0, bytes.Count(raw, []byte{'\n'})+1)
-	// Duplicate names are let through, the last one winning, as
-	// encoding/json does; tracking names would cost a map per object.
+	// A key given twice could make a line say two things: decodeResult
+	// declines it, tracking the known names it has seen in a bit set,
+	// which costs less than the decoder's own tracking of every name
+	// (any other name declines anyway). Invalid UTF-8 is an error.
 	// A bytes.Buffer is parsed in place, without the decoder's own copy.
 	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true))
 	line, pos := 1, 0
@@ -102,44 +105,62 @@ func slabPtr[T any](slab *[]T, v T) *T {
 	return &(*slab)[len(*slab)-1]
 }
 
-// decodeResult reads one JSON object into res.
+// decodeResult reads one JSON object into res. It declines a name it does
+// not know, or knows but has seen in this object: a name is compared as
+// written, so one with escapes declines too, and the line decoder, which
+// unquotes names, judges it.
 func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) error {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return errDecline
 	}
+	var seen uint16 // one bit per known name
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadValue()
 		if err != nil {
 			return err
 		}
+		var bit uint16
 		switch string(name) { // quoted, as in the file; no allocation
 		case `"instance_id"`:
+			bit = 1 << 0
 			res.InstanceID, err = readString(dec, in.instance)
 		case `"dataset"`:
+			bit = 1 << 1
 			res.Dataset, err = readString(dec, in.dataset)
 		case `"resolved"`:
+			bit = 1 << 2
 			res.Resolved, err = readBool(dec)
 		case `"patch_applied"`:
+			bit = 1 << 3
 			res.PatchApplied, err = readBool(dec)
 		case `"f2p_passed"`:
+			bit = 1 << 4
 			res.F2PPassed, err = readStrings(dec, sl, in.test)
 		case `"f2p_failed"`:
+			bit = 1 << 5
 			res.F2PFailed, err = readStrings(dec, sl, in.test)
 		case `"p2p_passed"`:
+			bit = 1 << 6
 			res.P2PPassed, err = readStrings(dec, sl, in.test)
 		case `"p2p_failed"`:
+			bit = 1 << 7
 			res.P2PFailed, err = readStrings(dec, sl, in.test)
 		case `"failure_modes"`:
+			bit = 1 << 8
 			res.FailureModes, err = readStrings(dec, sl, nil)
 		case `"files_changed"`:
+			bit = 1 << 9
 			var n int64
 			n, err = readInt(dec, strconv.IntSize)
 			res.FilesChanged = int(n)
 		case `"tokens_in"`:
+			bit = 1 << 10
 			res.TokensIn, err = readOptInt(dec, sl)
 		case `"tokens_out"`:
+			bit = 1 << 11
 			res.TokensOut, err = readOptInt(dec, sl)
 		case `"cost"`:
+			bit = 1 << 12
 			res.Cost, err = readOptFloat(dec, sl)
 		default:
 			return errDecline
@@ -147,6 +168,10 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 		if err != nil {
 			return err
 		}
+		if seen&bit != 0 {
+			return errDecline
+		}
+		seen |= bit
 	}
 	_, err := dec.ReadToken() // '}'
 	return err

@@ -95,7 +95,33 @@ type Submission struct {
 	Dir     string
 	// Results are per-instance results, nil for a reported aggregate.
 	Results []Result
-	byPos   []*Result // by the instance's place in Dataset.Instances
+	// Files are the files of the submission folder, sorted by name:
+	// metadata.toml, and results.jsonl, predictions.jsonl, logs.tar.gz,
+	// trajectories.tar.gz and README.md where present, each validated,
+	// for the site to publish and link.
+	Files []SubmissionFile
+	// Attestation is the maintainers' attestation in data/checked.toml
+	// that matches the submission's files, or nil; Checked is set with it.
+	Attestation *Attestation
+	byPos       []*Result // by the instance's place in Dataset.Instances
+	metaLines   keyLines  // where each key of metadata.toml is written
+}
+
+// SubmissionFile is one file of a submission folder.
+type SubmissionFile struct {
+	Name string // e.g. "logs.tar.gz"
+	Path string // the file under data/, to copy or link
+	Size int64  // in bytes
+}
+
+// File returns the submission's file of that name, or nil.
+func (s *Submission) File(name string) *SubmissionFile {
+	for i := range s.Files {
+		if s.Files[i].Name == name {
+			return &s.Files[i]
+		}
+	}
+	return nil
 }
 
 // ID is unique across all submissions: "name/version/split/folder".

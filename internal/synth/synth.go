@@ -148,7 +148,7 @@ const configTOML = `# Synthetic project written by internal/synth for build benc
 [site]
 title = "FeatBench (synthetic)"
 description = "A synthetic leaderboard at production scale, for measuring the site build."
-base_url = "/"
+base_url = "https://synthetic.example/"
 output = "public"
 data = "data"
 default_dataset = "synthetic/v1"
@@ -456,8 +456,8 @@ func (g *gen) submission(root string, i int, instances []*bench.Instance) error 
 	var m strings.Builder
 	fmt.Fprintf(&m, "name = %q\nscaffold = %q\nmodel = %q\n", fmt.Sprintf("%s + %s (run %d)", scaffold, model, i), scaffold, model)
 	fmt.Fprintf(&m, "organisations = [%q, %q]\n", orgs[i%len(orgs)], orgs[(i+3)%len(orgs)])
-	fmt.Fprintf(&m, "date = %s\nsite_url = %q\nopen_weights = %t\nopen_scaffold = %t\nattempts = 1\nchecked = %t\n",
-		date.Format("2006-01-02"), "https://example.com/"+slug, openWeights, g.rng.IntN(2) == 0, g.rng.IntN(4) == 0)
+	fmt.Fprintf(&m, "date = %s\nsite_url = %q\nopen_weights = %t\nopen_scaffold = %t\nattempts = 1\n",
+		date.Format("2006-01-02"), "https://example.com/"+slug, openWeights, g.rng.IntN(2) == 0)
 	fmt.Fprintf(&m, "tags = [%q, %q]\nnotes = %q\n", "synthetic", g.pick(adjs), g.paragraph(2))
 	if err := os.WriteFile(filepath.Join(dir, bench.MetadataFile), []byte(m.String()), 0o644); err != nil {
 		return err
