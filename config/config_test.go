@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,7 +77,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown table", "[sitee]\ntitle = \"x\"\n",
 			[]string{`"sitee`, "unknown key"}},
 		{"unknown key in a badge", "[[site.badges]]\nlabel = \"a\"\nvalue = \"b\"\nlink = \"https://x.org\"\n",
-			[]string{`"site.badges.link"`, "unknown key"}},
+			[]string{`"site.badges[0].link"`, "unknown key", config.FileName + ":4:"}},
 		{"malformed: unterminated string on line 3", "[site]\ntitle = \"ok\"\ndescription = \"oops\n",
 			[]string{config.FileName + ":3:"}},
 		{"malformed: missing value on line 4", "# comment\n[site]\ntitle = \"ok\"\noutput =\n",
@@ -107,6 +108,48 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"site.base_url"}},
 		{"ftp base_url", "[site]\nbase_url = \"ftp://x.org/\"\n",
 			[]string{"site.base_url"}},
+		{"protocol-relative base_url", "[site]\nbase_url = \"//evil.example/x/\"\n",
+			[]string{"site.base_url"}},
+		{"triple-slash base_url", "[site]\nbase_url = \"///evil.example/x/\"\n",
+			[]string{"site.base_url"}},
+		{"backslash base_url", "[site]\nbase_url = '/\\evil.example/'\n",
+			[]string{"site.base_url", "backslash"}},
+		{"space in base_url", "[site]\nbase_url = \"/a b/\"\n",
+			[]string{"site.base_url", "whitespace"}},
+		{"output inside data", "[site]\ndata = \"data\"\noutput = \"data/public\"\n",
+			[]string{config.FileName + ":3:", "site.output", "inside the data folder"}},
+		{"output deep inside data", "[site]\ndata = \"./d\"\noutput = \"d/x/../y/site\"\n",
+			[]string{"site.output", "inside the data folder"}},
+		{"output is data", "[site]\noutput = \"data\"\n",
+			[]string{"site.output", "would overwrite the data folder"}},
+		{"output holds data", "[site]\noutput = \"x\"\ndata = \"x/data\"\n",
+			[]string{"site.output", "would overwrite the data folder"}},
+		{"data at /", "[site]\ndata = \"/\"\n",
+			[]string{config.FileName + ":2:", "site.data", "filesystem root"}},
+		{"data is the project", "[site]\ndata = \".\"\n",
+			[]string{"site.data", "project folder itself"}},
+		{"data is the project, spelt ./", "[site]\ndata = \"./\"\n",
+			[]string{"site.data", "project folder itself"}},
+		{"data empty", "[site]\ndata = \"\"\n",
+			[]string{"site.data", "empty"}},
+		{"backslash-slash link", "[[site.links]]\ntitle = \"a\"\nurl = '/\\evil.example/'\n",
+			[]string{config.FileName + ":3:", "site.links[0].url", "backslash"}},
+		{"double-backslash link", "[[site.links]]\ntitle = \"a\"\nurl = '\\\\evil.example/'\n",
+			[]string{"site.links[0].url", "backslash"}},
+		{"backslash in a path", "[[site.badges]]\nurl = 'datasets\\x'\n",
+			[]string{"site.badges[0].url", "backslash"}},
+		{"triple-slash link", "[[site.links]]\nurl = \"///evil.example/\"\n",
+			[]string{"site.links[0].url", "another host"}},
+		{"tab in link", "[[site.links]]\nurl = \"/a\\tb\"\n",
+			[]string{"site.links[0].url", "whitespace"}},
+		{"control character in link", "[[site.links]]\nurl = \"/a\\u0001b\"\n",
+			[]string{"site.links[0].url", "control"}},
+		{"no-break space in badge", "[[site.badges]]\nurl = \"https://x.org/\\u00a0\"\n",
+			[]string{"site.badges[0].url", "whitespace"}},
+		{"leading space in link", "[[site.links]]\nurl = \" //evil.example/\"\n",
+			[]string{"site.links[0].url"}},
+		{"collect not a table", "collect = 3\n",
+			[]string{"collect", "must be a table"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, c.src)
@@ -236,5 +279,114 @@ func TestRepositoryConfigLoads(t *testing.T) {
 	}
 	if reflect.DeepEqual(cfg, config.Default()) {
 		t.Error("the repository's config loaded as the defaults: was the file found?")
+	}
+}
+
+// TestLoadReportsEveryProblem checks that one run lists every problem of
+// the file, each with its line, in file order, not just the first.
+func TestLoadReportsEveryProblem(t *testing.T) {
+	p := write(t, `titel = "x"
+[site]
+base_ulr = "/x/"
+title = 3
+descripton = "d"
+output = "data/out"
+
+[[site.badges]]
+label = "a"
+link = "https://x.org"
+
+[[site.badges]]
+url = "//evil.example/"
+
+[[site.links]]
+title = "t"
+url = "javascript:alert(1)"
+`)
+	_, err := config.Load(p)
+	var ps config.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("Load = %v, want config.Problems", err)
+	}
+	want := []struct {
+		line int
+		key  string
+		subs []string
+	}{
+		{1, "titel", []string{"unknown key", `did you mean "site.title"?`}},
+		{3, "site.base_ulr", []string{"unknown key", `did you mean "site.base_url"?`}},
+		{4, "site.title", []string{"must be a string, not an integer"}},
+		{5, "site.descripton", []string{"unknown key", `did you mean "site.description"?`}},
+		{6, "site.output", []string{"inside the data folder"}},
+		{10, "site.badges[0].link", []string{"unknown key"}},
+		{13, "site.badges[1].url", []string{"another host"}},
+		{17, "site.links[0].url", []string{"only http(s) URLs or site paths"}},
+	}
+	if len(ps) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(ps), len(want), err)
+	}
+	for i, w := range want {
+		got := ps[i]
+		if got.Line != w.line || got.Key != w.key || got.File != p {
+			t.Errorf("problem %d = %s:%d %q, want %s:%d %q", i, got.File, got.Line, got.Key, p, w.line, w.key)
+		}
+		for _, s := range w.subs {
+			if !strings.Contains(got.Msg, s) {
+				t.Errorf("problem %d (%s) = %q, want it to contain %q", i, w.key, got.Msg, s)
+			}
+		}
+	}
+	// The message names the file once per problem, with its line.
+	msg := err.Error()
+	if !strings.HasPrefix(msg, p+": 8 problems:") || !strings.Contains(msg, p+":13: key \"site.badges[1].url\"") {
+		t.Errorf("error text:\n%s", msg)
+	}
+}
+
+func TestLoadSuggestsClosestKey(t *testing.T) {
+	for _, c := range []struct{ src, key, want string }{
+		{"[site]\nbase_ulr = \"/x/\"\n", "site.base_ulr", `did you mean "site.base_url"?`},
+		{"[site]\nBaseURL = \"/x/\"\n", "site.BaseURL", `did you mean "site.base_url"?`},
+		{"[sitee]\ntitle = \"x\"\n", "sitee", `did you mean "site"?`},
+		{"title = \"x\"\n", "title", `did you mean "site.title"?`},
+		{"[eval]\n[site]\noutpt = \"o\"\n", "site.outpt", `did you mean "site.output"?`},
+		{"[[site.links]]\ntitel = \"x\"\n", "site.links[0].titel", `did you mean "site.links[0].title"?`},
+		{"[[site.badges]]\nlink = \"x\"\n", "site.badges[0].link", ""},
+		{"[site]\nzzz = 1\n", "site.zzz", ""},
+	} {
+		_, err := config.Load(write(t, c.src))
+		var ps config.Problems
+		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Key != c.key {
+			t.Errorf("%q: Load = %v, want one problem with key %q", c.src, err, c.key)
+			continue
+		}
+		if c.want == "" && strings.Contains(ps[0].Msg, "did you mean") {
+			t.Errorf("%q: %q suggests a key, want none", c.src, ps[0].Msg)
+		}
+		if c.want != "" && !strings.Contains(ps[0].Msg, c.want) {
+			t.Errorf("%q: %q, want %q", c.src, ps[0].Msg, c.want)
+		}
+	}
+}
+
+// TestLoadRootFolders checks the data and output folders against the
+// project root given, not the config file's folder.
+func TestLoadRootFolders(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := write(t, "[site]\noutput = \""+filepath.Dir(root)+"\"\n")
+	if _, err := config.LoadRoot(elsewhere, root); err == nil || !strings.Contains(err.Error(), "would overwrite the project") {
+		t.Errorf("an absolute output holding the project: %v", err)
+	}
+	abs := write(t, "[site]\noutput = \""+filepath.Join(root, "data", "site")+"\"\n")
+	if _, err := config.LoadRoot(abs, root); err == nil || !strings.Contains(err.Error(), "inside the data folder") {
+		t.Errorf("an absolute output inside the data folder: %v", err)
+	}
+	ok := write(t, "[site]\noutput = \""+filepath.Join(t.TempDir(), "site")+"\"\ndata = \"bench-data\"\n")
+	if _, err := config.LoadRoot(ok, root); err != nil {
+		t.Errorf("an absolute output outside the project: %v", err)
+	}
+	dataRoot := write(t, "[site]\ndata = \""+root+"\"\n")
+	if _, err := config.LoadRoot(dataRoot, root); err == nil || !strings.Contains(err.Error(), "project folder itself") {
+		t.Errorf("data at the project root, absolute: %v", err)
 	}
 }

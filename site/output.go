@@ -1,199 +1,470 @@
 package site
 
 import (
-	"encoding/json"
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 )
 
-// stateFile records, in the output folder, what the last build wrote and
-// from which inputs, so that a rebuild rewrites only what changed and one
-// with nothing changed does no work at all.
-const stateFile = ".featbench-build.json"
+// A build publishes its site by replacing the output folder as a whole:
+// it writes a complete new site into a folder beside the output (the
+// stage), hard-links from the published site each file whose content has
+// not changed, and swaps the stage into place with one rename. A build
+// that fails or is killed leaves the published site exactly as it was,
+// and a reader never sees a mix of two builds.
+//
+// The previous site is not deleted but kept as the next build's stage
+// (the spare, under .cache), with a list of the files it holds: the next
+// build only replaces the files that differ and removes those it does not
+// want. Deleting and recreating thousands of page folders at each build
+// cost seconds of kernel time here, since ext4 without a journal scans
+// past recently freed inodes for every folder it creates.
+//
+// What the last build published is recorded outside the output folder
+// (see stateName), so that the record is never published: per file its
+// content hash and the size, modification time and inode of the published
+// copy. A published file is reused only while its stat still matches, so
+// a page edited in place is written again.
 
-type buildState struct {
-	Inputs string            `json:"inputs"` // fingerprint of every input
-	Files  map[string]string `json:"files"`  // output path -> content hash (xxHash64)
+const (
+	// stagePrefix and asidePrefix name folders beside the output:
+	// "<output>.stage-<pid>" holds the site being built (and, after the
+	// swap, the previous site until it becomes the spare);
+	// "<output>.old-<pid>" the previous site where the swap falls back to
+	// two renames. Those of a process that is gone are removed.
+	stagePrefix = ".stage-"
+	asidePrefix = ".old-"
+	// legacyStateFile is where builds before the stage kept their state:
+	// inside the output folder, and so published. It marks a folder as
+	// one of our sites; the next build drops it.
+	legacyStateFile = ".featbench-build.json"
+	// spareList lists, inside the spare, the files it holds; it is
+	// removed before the spare, as the stage, is published.
+	spareList = ".featbench-spare"
+	// stateMagic is the first line of a state file; a file without it
+	// is ignored and costs one full build.
+	stateMagic = "featbench-build-state 2"
+)
+
+// fileRec is one published file: its content hash and the stat of the
+// published copy when the build that wrote (or linked) it ended.
+type fileRec struct {
+	hash  uint64
+	size  int64
+	mtime int64 // nanoseconds
+	ino   uint64
 }
 
-// output writes the site's files. Each file is written to a temporary file
-// and renamed, so a killed build never leaves a half-written page; a file
-// whose content is unchanged is not touched.
-//
-// When the output folder does not exist yet the whole site is staged
-// instead: files are written straight into a sibling temporary folder,
-// which finish renames into place. The site appears complete or not at
-// all, and thousands of per-file renames are saved.
+type buildState struct {
+	output string // the output folder, absolute: guards against a key collision
+	inputs string // fingerprint of every input
+	files  map[string]fileRec
+}
+
+// output writes one build's site into the stage and publishes it.
 type output struct {
-	dir   string // where files are written: the output folder or the stage
-	final string // the output folder
-	prev  buildState
-	dirs  sync.Map      // folders known to exist: made once each, not once per file
-	seq   atomic.Uint64 // names temporary files
+	final     string // the output folder, absolute, symlinks resolved
+	stateFile string
+	spareDir  string // where the previous site waits to be the next stage
+	dir       string // the stage, once stage has made it
+	prev      buildState
+	spare     map[string]bool // files of the spare the stage started as; nil for a new stage
+	dirs      sync.Map        // stage folders known to exist: made once each
 
 	mu      sync.Mutex
-	files   map[string]string
+	files   map[string]fileRec
 	written int
 }
 
-// stagePrefix names the temporary folder a new site is staged in, next to
-// the output folder: "<output>.stage-<pid>".
-const stagePrefix = ".stage-"
+// Test hooks: saved runs after each file of the stage is saved (an error
+// fails the build there); noExchange makes the swap take its fall-back.
+var (
+	testHookSaved   func(rel string) error
+	testNoExchange  bool
+	errNoExchange   = errors.New("renameat2(RENAME_EXCHANGE) is not supported here")
+	errNotOurOutput = errors.New("not a site this build wrote")
+)
 
-func openOutput(dir string) *output {
-	o := &output{dir: dir, final: dir, files: map[string]string{}}
-	if raw, err := os.ReadFile(filepath.Join(dir, stateFile)); err == nil {
-		_ = json.Unmarshal(raw, &o.prev) // a broken state file only costs a full rewrite
+// openOutput reads the previous build's state for the output folder.
+func openOutput(opts Options) (*output, error) {
+	final, err := filepath.Abs(opts.outputDir())
+	if err != nil {
+		return nil, fmt.Errorf("resolving the output folder: %w", err)
 	}
-	return o
+	// The stage must be on the output's file system: beside the folder a
+	// symlinked output points to, not beside the link.
+	if real, err := filepath.EvalSymlinks(final); err == nil {
+		final = real
+	}
+	name := stateName(final)
+	o := &output{
+		final:     final,
+		stateFile: filepath.Join(opts.stateDir(), name+".state"),
+		spareDir:  filepath.Join(opts.stateDir(), name+".spare"),
+		files:     map[string]fileRec{},
+	}
+	if st, err := readState(o.stateFile); err == nil && st.output == final {
+		o.prev = st
+	}
+	return o, nil
 }
 
-// stage makes a build of a missing output folder write into a new sibling
-// folder, after removing what killed builds left behind.
-func (o *output) stage() error {
-	if _, err := os.Lstat(o.final); !errors.Is(err, fs.ErrNotExist) {
-		return nil // it exists (or cannot be checked): write in place
+// stateName names the state file and spare of an output folder: its name
+// for whoever looks, and a hash of its absolute path to keep outputs apart.
+func stateName(final string) string {
+	sum := sha256.Sum256([]byte(final))
+	return filepath.Base(final) + "-" + hex.EncodeToString(sum[:8])
+}
+
+// readState parses a state file: a header, then one line per file,
+// "hash size mtime ino rel" separated by tabs: the nothing-changed path
+// reads it whole, so it is a format parsed without reflection.
+func readState(path string) (buildState, error) {
+	st := buildState{files: map[string]fileRec{}}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return st, err
 	}
-	old, _ := filepath.Glob(o.final + stagePrefix + "*")
-	for _, d := range old {
-		if pid, err := strconv.Atoi(strings.TrimPrefix(d, o.final+stagePrefix)); err == nil && processAlive(pid) {
-			continue // another build's stage
+	bad := fmt.Errorf("%s: not a build state file", path)
+	lines := strings.Split(string(raw), "\n")
+	if len(lines) < 3 || lines[0] != stateMagic {
+		return st, bad
+	}
+	var ok1, ok2 bool
+	st.output, ok1 = strings.CutPrefix(lines[1], "output\t")
+	st.inputs, ok2 = strings.CutPrefix(lines[2], "inputs\t")
+	if !ok1 || !ok2 {
+		return st, bad
+	}
+	for _, line := range lines[3:] {
+		if line == "" {
+			continue
 		}
-		if err := os.RemoveAll(d); err != nil {
-			return fmt.Errorf("removing an unfinished build's folder: %w", err)
+		f := strings.SplitN(line, "\t", 5)
+		if len(f) != 5 {
+			return st, bad
+		}
+		var r fileRec
+		var e [4]error
+		r.hash, e[0] = strconv.ParseUint(f[0], 16, 64)
+		r.size, e[1] = strconv.ParseInt(f[1], 10, 64)
+		r.mtime, e[2] = strconv.ParseInt(f[2], 10, 64)
+		r.ino, e[3] = strconv.ParseUint(f[3], 10, 64)
+		if errors.Join(e[:]...) != nil {
+			return st, bad
+		}
+		st.files[f[4]] = r
+	}
+	return st, nil
+}
+
+func (st buildState) encode() []byte {
+	var b strings.Builder
+	b.Grow(64 + len(st.files)*96)
+	fmt.Fprintf(&b, "%s\noutput\t%s\ninputs\t%s\n", stateMagic, st.output, st.inputs)
+	for rel, r := range st.files {
+		fmt.Fprintf(&b, "%x\t%d\t%d\t%d\t%s\n", r.hash, r.size, r.mtime, r.ino, rel)
+	}
+	return []byte(b.String())
+}
+
+// sweep removes what killed builds left beside the output folder (stages
+// and previous sites whose process is gone) and the state of output
+// folders that no longer exist. It runs on every build, up to date or
+// not: a build killed while removing the previous site leaves its inputs
+// unchanged.
+func (o *output) sweep() error {
+	for _, prefix := range []string{stagePrefix, asidePrefix} {
+		old, _ := filepath.Glob(globEscape(o.final+prefix) + "*")
+		for _, d := range old {
+			pid, err := strconv.Atoi(strings.TrimPrefix(d, o.final+prefix))
+			if err != nil || processAlive(pid) {
+				continue // not ours, or another build's
+			}
+			if err := os.RemoveAll(d); err != nil {
+				return fmt.Errorf("removing an unfinished build's folder: %w", err)
+			}
 		}
 	}
-	stage := o.final + stagePrefix + strconv.Itoa(os.Getpid())
-	if err := os.MkdirAll(stage, 0o755); err != nil {
-		return fmt.Errorf("creating the output folder: %w", err)
-	}
-	o.dir = stage
 	return nil
 }
 
-func (o *output) staged() bool { return o.dir != o.final }
+// globEscape quotes the pattern characters of a path for filepath.Glob.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
-// abandon removes the stage of a build that failed: nothing is left.
-func (o *output) abandon() {
-	if o.staged() {
-		_ = os.RemoveAll(o.dir)
+// pruneStates removes the state files and spares of output folders that
+// no longer exist (test and benchmark builds into temporary folders), so
+// that .cache does not fill up with them.
+func pruneStates(dir, keep string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if !strings.HasSuffix(e.Name(), ".state") || p == keep {
+			continue
+		}
+		out, err := stateOutput(p)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
+			_ = os.RemoveAll(strings.TrimSuffix(p, ".state") + ".spare")
+			_ = os.Remove(p)
+		}
 	}
 }
 
-// upToDate reports whether the last build had the same inputs and all its
-// files are still in place.
+// stateOutput reads only the output folder named by a state file.
+func stateOutput(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.LimitReader(f, 64<<10))
+	magic, _ := r.ReadString('\n')
+	line, _ := r.ReadString('\n')
+	out, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "output\t")
+	if strings.TrimSuffix(magic, "\n") != stateMagic || !ok || !filepath.IsAbs(out) {
+		return "", fmt.Errorf("%s: not a build state file", path)
+	}
+	return out, nil
+}
+
+// upToDate reports whether the last build had the same inputs and every
+// file it published is still there as it left it.
 func (o *output) upToDate(inputs string) bool {
-	if o.prev.Inputs == "" || o.prev.Inputs != inputs {
+	if o.prev.inputs == "" || o.prev.inputs != inputs || len(o.prev.files) == 0 {
 		return false
 	}
-	for rel := range o.prev.Files {
-		if _, err := os.Stat(filepath.Join(o.dir, filepath.FromSlash(rel))); err != nil {
+	for rel, r := range o.prev.files {
+		if !o.unchanged(rel, r) {
 			return false
 		}
 	}
 	return true
 }
 
-// write stores one file; rel is slash-separated, relative to the output.
+// unchanged reports whether the published copy of rel still has the
+// stat the state recorded. Editing a file in place changes its
+// modification time; replacing it, its inode.
+func (o *output) unchanged(rel string, r fileRec) bool {
+	fi, err := os.Lstat(filepath.Join(o.final, filepath.FromSlash(rel)))
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	return fi.Size() == r.size && fi.ModTime().UnixNano() == r.mtime && inode(fi) == r.ino
+}
+
+// stage makes the folder the new site is written into, beside the output
+// folder, after checking that the output folder may be replaced: the
+// spare when there is one, else a new folder.
+func (o *output) stage() error {
+	if err := o.replaceable(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(o.final), 0o755); err != nil {
+		return fmt.Errorf("creating the output folder's parent: %w", err)
+	}
+	dir := o.final + stagePrefix + strconv.Itoa(os.Getpid())
+	// A stage of ours can only exist if our pid was a killed build's.
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing an unfinished build's folder: %w", err)
+	}
+	o.dir = dir
+	if list, err := os.ReadFile(filepath.Join(o.spareDir, spareList)); err == nil {
+		// Moved, not used in place: a build killed from here on leaves
+		// a stage that the next build removes, never a spare that is
+		// not what its list says.
+		if err := os.Rename(o.spareDir, dir); err == nil {
+			if err := os.Remove(filepath.Join(dir, spareList)); err == nil {
+				o.spare = map[string]bool{}
+				for _, rel := range strings.Split(string(list), "\n") {
+					if rel != "" {
+						o.spare[rel] = true
+					}
+				}
+				return nil
+			}
+			_ = os.RemoveAll(dir)
+		}
+	}
+	if _, err := os.Lstat(o.spareDir); err == nil {
+		// Unusable (no list, or on another file system): it would block
+		// the next spare.
+		if err := os.RemoveAll(o.spareDir); err != nil {
+			return fmt.Errorf("removing the previous site: %w", err)
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("creating the stage folder: %w", err)
+	}
+	return nil
+}
+
+// replaceable refuses to replace an existing output folder that is not a
+// site a build wrote: the swap drops whatever the folder held, so a
+// site.output naming a folder of other files must fail, not empty it.
+func (o *output) replaceable() error {
+	fi, err := os.Lstat(o.final)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checking the output folder: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("output %s is not a folder", o.final)
+	}
+	if len(o.prev.files) > 0 {
+		return nil // the state says a build published it
+	}
+	ents, err := os.ReadDir(o.final)
+	if err != nil {
+		return fmt.Errorf("checking the output folder: %w", err)
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	// No state (.cache was removed, or an older build kept its state in
+	// the folder): the files every site of ours has.
+	exists := func(rel string) bool {
+		_, err := os.Lstat(filepath.Join(o.final, filepath.FromSlash(rel)))
+		return err == nil
+	}
+	if exists(legacyStateFile) || exists("index.html") && exists("assets/site.js") {
+		return nil
+	}
+	return fmt.Errorf("output folder %s holds files and is %w (no index.html and assets/site.js): each build replaces the whole folder, so set site.output to a new folder or empty this one", o.final, errNotOurOutput)
+}
+
+// abandon removes the stage of a build that failed: the published site
+// is untouched.
+func (o *output) abandon() {
+	if o.dir != "" && o.dir != o.final {
+		_ = os.RemoveAll(o.dir)
+	}
+}
+
+// write stores one file of the site; rel is slash-separated, relative to
+// the output folder.
 func (o *output) write(rel string, data []byte) error {
-	return o.put(rel, contentHash(data), func(path string) error { return o.store(path, data) })
-}
-
-// link stores as rel the file at src, whose content hashes to h: a hard
-// link where the file system allows one, which copies nothing, and the
-// bytes of data() otherwise. Nothing ever writes into a published file,
-// so sharing its inode with src is safe: a rebuild replaces, not edits.
-func (o *output) link(rel, src, h string, data func() ([]byte, error)) error {
-	return o.put(rel, h, func(path string) error {
-		target := path
-		if !o.staged() {
-			target = o.tempName(path)
-		}
-		if err := os.Link(src, target); err == nil {
-			if target == path {
-				return nil
-			}
-			if err := os.Rename(target, path); err == nil {
-				return nil
-			}
-			os.Remove(target)
-		}
-		raw, err := data()
-		if err != nil {
-			return err
-		}
-		return o.store(path, raw)
-	})
-}
-
-// contentHash is xxHash, not a cryptographic hash: it only tells a changed
-// page from an unchanged one, over every byte of the site at each build.
-func contentHash(data []byte) string { return hashString(xxhash.Sum64(data)) }
-
-func hashString(sum uint64) string { return strconv.FormatUint(sum, 16) }
-
-// put records rel with its content hash and, unless the previous build
-// wrote the same content there, calls save with the file's path.
-func (o *output) put(rel, h string, save func(path string) error) error {
 	if err := checkRel(rel); err != nil {
 		return err
 	}
-	path := filepath.Join(o.dir, filepath.FromSlash(rel))
+	h := xxhash.Sum64(data)
 	o.mu.Lock()
 	if _, dup := o.files[rel]; dup {
 		o.mu.Unlock()
 		return fmt.Errorf("two pages want to write %s", rel)
 	}
-	o.files[rel] = h
-	unchanged := o.prev.Files[rel] == h
+	o.files[rel] = fileRec{hash: h} // claimed; the stat follows
 	o.mu.Unlock()
-	if unchanged {
-		if _, err := os.Stat(path); err == nil {
-			return nil
+
+	path := filepath.Join(o.dir, filepath.FromSlash(rel))
+	pub, reusable := o.reusable(rel, h)
+	// What the spare holds at rel. It may share its inode with the
+	// published file: it is replaced, never written into.
+	var cur fs.FileInfo
+	if o.spare != nil {
+		cur, _ = os.Lstat(path)
+	}
+	var rec fileRec
+	linked := false
+	switch {
+	case cur != nil && reusable && cur.Mode().IsRegular() && inode(cur) != 0 && inode(cur) == pub.ino:
+		rec, linked = pub, true // already the published file
+	case cur != nil:
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("replacing %s: %w", rel, err)
+		}
+	default:
+		if dir := filepath.Dir(path); !o.known(dir) {
+			if err := mkdir(dir); err != nil {
+				return fmt.Errorf("creating folder for %s: %w", rel, err)
+			}
+			o.dirs.Store(dir, true)
 		}
 	}
-	if dir := filepath.Dir(path); !o.known(dir) {
-		if err := mkdir(dir); err != nil {
-			return fmt.Errorf("creating folder for %s: %w", path, err)
-		}
-		o.dirs.Store(dir, true)
+	// A hard link costs a directory entry; writing the page again would
+	// cost its bytes.
+	if !linked && reusable && os.Link(filepath.Join(o.final, filepath.FromSlash(rel)), path) == nil {
+		rec, linked = pub, true
 	}
-	if err := save(path); err != nil {
-		return err
+	if !linked {
+		var err error
+		if rec, err = writeNew(path, data); err != nil {
+			return err
+		}
+		rec.hash = h
 	}
 	o.mu.Lock()
-	o.written++
+	o.files[rel] = rec
+	if !linked {
+		o.written++
+	}
 	o.mu.Unlock()
+	if testHookSaved != nil {
+		return testHookSaved(rel)
+	}
 	return nil
 }
 
-// store writes data as the file at path.
-func (o *output) store(path string, data []byte) error {
-	if o.staged() {
-		// Nobody reads the stage: write in place.
-		return writeNew(path, data)
+// reusable reports whether the previous build published the same content
+// at rel and the published copy is still as it left it, and returns its
+// record.
+func (o *output) reusable(rel string, h uint64) (fileRec, bool) {
+	r, ok := o.prev.files[rel]
+	if !ok || r.hash != h || !o.unchanged(rel, r) {
+		return fileRec{}, false
 	}
-	f, err := os.OpenFile(o.tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return commit(f, path, data)
+	return r, true
 }
 
-// tempName is a name of our own next to path; os.CreateTemp would cost a
-// chmod per file, and thousands of pages make the system calls count.
-func (o *output) tempName(path string) string {
-	return fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), o.seq.Add(1))
+// writeNew creates the file at path, which must not exist yet, and
+// returns its stat.
+func writeNew(path string, data []byte) (fileRec, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fileRec{}, fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	var fi fs.FileInfo
+	if err == nil {
+		// Stat before close: closing changes no time, and an open file
+		// saves a path lookup.
+		fi, err = f.Stat()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fileRec{}, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return fileRec{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}, nil
 }
 
 // mkdir creates dir and any missing parents. Most folders are new page
@@ -219,9 +490,10 @@ func (o *output) known(dir string) bool {
 	return ok
 }
 
-// checkRel refuses an output path that could leave the output folder.
+// checkRel refuses an output path that could leave the output folder or
+// that the state file cannot record.
 func checkRel(rel string) error {
-	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.ContainsAny(rel, "\\\t\n\r") {
 		return fmt.Errorf("bad output path %q", rel)
 	}
 	for _, seg := range strings.Split(rel, "/") {
@@ -232,55 +504,108 @@ func checkRel(rel string) error {
 	return nil
 }
 
-// finish removes files the previous build wrote and this one did not, then
-// records the state.
-func (o *output) finish(inputs string) (removed int, err error) {
-	var stale []string
-	for rel := range o.prev.Files {
+// finish publishes the stage: it swaps it with the output folder, records
+// the state, and keeps the previous site as the next build's stage. It
+// returns how many files the previous build published that this one did
+// not.
+func (o *output) finish(ctx context.Context, inputs string) (removed int, err error) {
+	for rel := range o.prev.files {
 		if _, ok := o.files[rel]; !ok {
-			stale = append(stale, rel)
+			removed++
 		}
 	}
-	sort.Strings(stale)
-	for _, rel := range stale {
-		path := filepath.Join(o.dir, filepath.FromSlash(rel))
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return removed, fmt.Errorf("removing stale %s: %w", rel, err)
+	// The spare the stage started as holds files this site does not.
+	for rel := range o.spare {
+		if _, ok := o.files[rel]; ok {
+			continue
 		}
-		removed++
-		// Drop folders the removal emptied, up to the output root.
+		path := filepath.Join(o.dir, filepath.FromSlash(rel))
+		if err := os.RemoveAll(path); err != nil {
+			return 0, fmt.Errorf("removing %s from the stage: %w", rel, err)
+		}
+		// Drop the folders that emptied, up to the stage.
 		for dir := filepath.Dir(path); dir != o.dir && strings.HasPrefix(dir, o.dir); dir = filepath.Dir(dir) {
 			if os.Remove(dir) != nil {
 				break
 			}
 		}
 	}
-	raw, err := json.Marshal(buildState{Inputs: inputs, Files: o.files})
+	// The last moment a cancelled build can still leave everything as it
+	// was.
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	old, err := o.swap()
 	if err != nil {
+		return 0, err
+	}
+	o.dir = o.final
+	st := buildState{output: o.final, inputs: inputs, files: o.files}
+	if err := writeAtomic(o.stateFile, st.encode()); err != nil {
+		_ = os.RemoveAll(old)
 		return removed, fmt.Errorf("recording build state: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(o.dir, stateFile), raw); err != nil {
-		return removed, err
-	}
-	if o.staged() {
-		if err := os.Rename(o.dir, o.final); err != nil {
-			return removed, fmt.Errorf("moving the new site into place: %w", err)
+	if old != "" {
+		if err := o.keepSpare(old); err != nil {
+			return removed, err
 		}
-		o.dir = o.final
 	}
+	pruneStates(filepath.Dir(o.stateFile), o.stateFile)
 	return removed, nil
 }
 
-// writeNew creates a file that must not exist yet.
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err == nil {
-		err = fill(f, data)
+// keepSpare keeps the previous site, now at old, as the next build's
+// stage, with the list of its files; it removes it when what it holds is
+// not known (no state from the build that wrote it) or it cannot be kept.
+func (o *output) keepSpare(old string) error {
+	var list strings.Builder
+	for rel := range o.prev.files {
+		list.WriteString(rel)
+		list.WriteByte('\n')
 	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if len(o.prev.files) > 0 &&
+		os.WriteFile(filepath.Join(old, spareList), []byte(list.String()), 0o644) == nil &&
+		os.Rename(old, o.spareDir) == nil {
+		return nil
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("removing the previous site: %w", err)
 	}
 	return nil
+}
+
+// swap moves the stage into place and returns where the previous site
+// went ("" when there was none).
+func (o *output) swap() (string, error) {
+	if _, err := os.Lstat(o.final); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(o.dir, o.final); err != nil {
+			return "", fmt.Errorf("moving the new site into place: %w", err)
+		}
+		return "", nil
+	}
+	err := errNoExchange
+	if !testNoExchange {
+		err = exchange(o.dir, o.final)
+	}
+	if err == nil {
+		return o.dir, nil // the stage's name now holds the previous site
+	}
+	if !errors.Is(err, errNoExchange) {
+		return "", fmt.Errorf("swapping the new site into place: %w", err)
+	}
+	// Two renames: between them the output folder is missing for an
+	// instant, but never partly built.
+	aside := o.final + asidePrefix + strconv.Itoa(os.Getpid())
+	if err := os.Rename(o.final, aside); err != nil {
+		return "", fmt.Errorf("moving the previous site aside: %w", err)
+	}
+	if err := os.Rename(o.dir, o.final); err != nil {
+		if rerr := os.Rename(aside, o.final); rerr != nil {
+			return "", fmt.Errorf("moving the new site into place: %w (and restoring the previous site from %s: %v)", err, aside, rerr)
+		}
+		return "", fmt.Errorf("moving the new site into place: %w", err)
+	}
+	return aside, nil
 }
 
 // writeAtomic writes a file, creating its folder, through a temporary
@@ -293,18 +618,13 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(data)
 	}
-	return commit(f, path, data)
-}
-
-// commit writes data to the open temporary file f and renames it to path;
-// on any error the temporary file is removed.
-func commit(f *os.File, path string, data []byte) error {
-	err := fill(f, data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}
@@ -313,13 +633,4 @@ func commit(f *os.File, path string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
-}
-
-// fill writes data to the open file f and closes it.
-func fill(f *os.File, data []byte) error {
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

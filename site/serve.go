@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,7 +28,7 @@ func LoadOptions(root, cfgPath string) (Options, error) {
 	if cfgPath == "" {
 		cfgPath = filepath.Join(root, config.FileName)
 	}
-	cfg, err := config.Load(cfgPath)
+	cfg, err := config.LoadRoot(cfgPath, root)
 	if err != nil {
 		return Options{}, err
 	}
@@ -34,33 +36,51 @@ func LoadOptions(root, cfgPath string) (Options, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Options{}, fmt.Errorf("reading config: %w", err)
 	}
-	return Options{Root: root, Config: cfg.Site, ConfigBytes: raw}, nil
+	return Options{Root: root, ConfigPath: cfgPath, Config: cfg.Site, ConfigBytes: raw}, nil
+}
+
+// DataDir is the data folder the options name.
+func (o Options) DataDir() string { return o.dataDir() }
+
+// Warnings lists what is valid in the configuration but costs the site
+// something, for the build to print.
+func Warnings(opts Options) []string {
+	var ws []string
+	if w := baseURLWarning(opts.Config); w != "" {
+		ws = append(ws, w)
+	}
+	return ws
 }
 
 func (r Report) String() string {
 	if r.UpToDate {
 		return fmt.Sprintf("site is up to date in %s (%d files); nothing changed", r.Output, r.Files)
 	}
-	return fmt.Sprintf("built %d pages (%d files, %d written, %d removed) into %s\nopen %s",
-		r.Pages, r.Files, r.Written, r.Removed, r.Output, filepath.Join(r.Output, "index.html"))
+	return fmt.Sprintf("built %d pages (%d files, %d written, %d removed) into %s",
+		r.Pages, r.Files, r.Written, r.Removed, r.Output)
 }
 
 // Handler serves a built site under its base path, with 404.html for
-// missing pages.
+// missing pages. Paths are matched on a "/" boundary (base /featbench/
+// does not serve /featbenchX), and no dotfile is ever served.
 func Handler(dir, base string) http.Handler {
 	files := http.FileServer(http.Dir(dir))
-	prefix := strings.TrimSuffix(base, "/")
+	prefix := strings.TrimSuffix(base, "/") // "" for the root
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if base != "/" && r.URL.Path == "/" {
+		if base != "/" && (r.URL.Path == "/" || r.URL.Path == prefix) {
 			http.Redirect(w, r, base, http.StatusFound)
 			return
 		}
 		rel, ok := strings.CutPrefix(r.URL.Path, prefix)
-		if !ok {
+		if !ok || !strings.HasPrefix(rel, "/") || hidden(rel) {
 			notFound(w, dir)
 			return
 		}
-		clean := path.Clean("/" + rel)
+		clean := path.Clean(rel)
+		if hidden(clean) {
+			notFound(w, dir)
+			return
+		}
 		full := filepath.Join(dir, filepath.FromSlash(clean))
 		fi, err := os.Stat(full)
 		if err == nil && fi.IsDir() {
@@ -72,11 +92,20 @@ func Handler(dir, base string) http.Handler {
 		}
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = rel
-		if r2.URL.Path == "" {
-			r2.URL.Path = "/"
-		}
+		r2.URL.RawPath = ""
 		files.ServeHTTP(w, r2)
 	})
+}
+
+// hidden reports whether a slash-separated path has a segment starting
+// with a dot: a dotfile, or a ".." that path.Clean would resolve.
+func hidden(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 func notFound(w http.ResponseWriter, dir string) {
@@ -88,10 +117,50 @@ func notFound(w http.ResponseWriter, dir string) {
 	}
 }
 
+// listenAddr is the address --serve listens on: a missing host means
+// this machine only, never every interface; "0.0.0.0:8080" asks for every
+// interface explicitly. A bare port is taken as ":PORT".
+func listenAddr(addr string) (string, error) {
+	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
+		addr = ":" + addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("address %q: want HOST:PORT such as localhost:8080: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
 // Serve builds the site, serves it on addr and rebuilds when data/ or
 // featbench.toml change. When the templates or the generator's own code
 // change it regenerates the templ code, recompiles itself and restarts.
 func Serve(ctx context.Context, opts Options, addr string) error {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	la, err := listenAddr(addr)
+	if err != nil {
+		return err
+	}
+	// Listen before the first build: a taken port fails at once, and
+	// requests during a build see the previous site, whole.
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", la)
+	if err != nil {
+		return fmt.Errorf("listening: %w", err)
+	}
+	srv := &http.Server{Handler: Handler(opts.outputDir(), opts.Config.BasePath()), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	defer func() {
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}()
+
 	build := func() {
 		rep, err := Build(ctx, opts)
 		if err != nil {
@@ -101,14 +170,13 @@ func Serve(ctx context.Context, opts Options, addr string) error {
 		fmt.Fprintln(opts.Log, rep)
 	}
 	build()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listening: %w", err)
+	host, _, _ := net.SplitHostPort(la)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	where := "this machine only; --serve 0.0.0.0:" + port + " serves every interface"
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		where = "every interface"
 	}
-	srv := &http.Server{Handler: Handler(opts.outputDir(), opts.Config.BasePath()), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(opts.Log, "serving on http://%s%s (Ctrl-C to stop)\n", ln.Addr(), opts.Config.BasePath())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprintf(opts.Log, "serving on http://%s%s (%s; Ctrl-C to stop)\n", net.JoinHostPort(host, port), opts.Config.BasePath(), where)
 
 	dataSum, codeSum := watchSums(opts)
 	tick := time.NewTicker(time.Second)
@@ -116,11 +184,9 @@ func Serve(ctx context.Context, opts Options, addr string) error {
 	for {
 		select {
 		case <-ctx.Done():
-			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			return srv.Shutdown(shut)
+			return nil
 		case err := <-errc:
-			return err
+			return fmt.Errorf("serving: %w", err)
 		case <-tick.C:
 		}
 		d, c := watchSums(opts)
@@ -134,8 +200,8 @@ func Serve(ctx context.Context, opts Options, addr string) error {
 		}
 		if d != dataSum {
 			dataSum = d
-			if n, err := LoadOptions(opts.Root, ""); err == nil {
-				n.Log, n.RequireLocalCharts, n.CacheDir = opts.Log, opts.RequireLocalCharts, opts.CacheDir
+			if n, err := LoadOptions(opts.Root, opts.ConfigPath); err == nil {
+				n.Log, n.RequireLocalCharts, n.CacheDir, n.StateDir = opts.Log, opts.RequireLocalCharts, opts.CacheDir, opts.StateDir
 				opts = n
 			} else {
 				fmt.Fprintf(opts.Log, "config: %v\n", err)
@@ -165,7 +231,11 @@ func watchSums(opts Options) (data, code string) {
 		return hex.EncodeToString(h.Sum(nil))
 	}
 	all := func(string) bool { return true }
-	data = sum([]string{opts.dataDir(), filepath.Join(opts.Root, config.FileName)}, all)
+	cfgPath := opts.ConfigPath
+	if cfgPath == "" {
+		cfgPath = filepath.Join(opts.Root, config.FileName)
+	}
+	data = sum([]string{opts.dataDir(), cfgPath}, all)
 	code = sum([]string{filepath.Join(opts.Root, "templates"), filepath.Join(opts.Root, "site")}, func(p string) bool {
 		return strings.HasSuffix(p, ".templ") || (strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_templ.go")) ||
 			strings.HasSuffix(p, ".css") || strings.HasSuffix(p, ".js")

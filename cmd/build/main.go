@@ -1,55 +1,88 @@
 // Command build renders data/ into the static benchmark site.
 //
-//	go run ./cmd/build                 build into the output folder (default public/)
-//	go run ./cmd/build --check         validate data/ and write nothing
-//	go run ./cmd/build --serve :8080   serve the site and rebuild on changes
+//	go run ./cmd/build                          build into the output folder (default public/)
+//	go run ./cmd/build --check                  validate data/ and write nothing
+//	go run ./cmd/build --serve localhost:8080   serve the site and rebuild on changes
+//	go run ./cmd/build --attest ID              print the data/checked.toml entry of a submission
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
+	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/site"
 )
 
 func main() {
-	os.Exit(run())
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run() int {
+// usageLine names every flag: TestUsageNamesEveryFlag keeps it so.
+const usageLine = "usage: build [--check] [--serve ADDR] [--root DIR] [--config FILE] [--require-local-charts]\n" +
+	"             [--cpuprofile FILE] [--memprofile FILE] [--attest SUBMISSION-ID]"
+
+type flags struct {
+	check, requireLocal                                  bool
+	serve, root, cfgPath, cpuProfile, memProfile, attest string
+}
+
+func newFlagSet(f *flags) *flag.FlagSet {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	check := fs.Bool("check", false, "validate data/ and featbench.toml without writing anything")
-	serve := fs.String("serve", "", "serve the site on `ADDR` (e.g. localhost:8080) and rebuild when data/, templates or config change")
-	root := fs.String("root", ".", "project `DIR` holding featbench.toml and data/")
-	cfgPath := fs.String("config", "", "configuration `FILE` (default DIR/featbench.toml)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to `FILE` (read it with go tool pprof)")
-	memProfile := fs.String("memprofile", "", "write a memory profile of the build to `FILE` when it ends (go tool pprof -sample_index=alloc_space)")
-	requireLocal := fs.Bool("require-local-charts", false, "fail instead of falling back to the CDN copy of the chart library when npm is missing")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: build [--check] [--serve ADDR] [--root DIR] [--config FILE]\n\nRenders data/ into the static site.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(os.Args[1:]); err != nil {
+	fs.BoolVar(&f.check, "check", false, "validate data/ and featbench.toml without writing anything")
+	fs.StringVar(&f.serve, "serve", "", "serve the site on `ADDR` and rebuild when data/, templates or config change;\n"+
+		"a missing host means this machine only (:8080 is 127.0.0.1:8080); 0.0.0.0:8080 serves every interface")
+	fs.StringVar(&f.root, "root", ".", "project `DIR` holding featbench.toml and data/")
+	fs.StringVar(&f.cfgPath, "config", "", "configuration `FILE` (default DIR/featbench.toml)")
+	fs.BoolVar(&f.requireLocal, "require-local-charts", false, "fail instead of falling back to the CDN copy of the chart library when npm is missing")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to `FILE` (read it with go tool pprof)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a memory profile of the build to `FILE` when it ends (go tool pprof -sample_index=alloc_space)")
+	fs.StringVar(&f.attest, "attest", "", "print the data/checked.toml entry attesting the submission `SUBMISSION-ID`\n"+
+		"(name/version/split/folder) as its files are now, and write nothing")
+	return fs
+}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "%s\n\nRenders data/ into the static site.\n\n", usageLine)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var f flags
+	fs := newFlagSet(&f)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // printed below, to stdout for --help
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, fs)
+			return 0
+		}
+		usage(stderr, fs)
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
+		fmt.Fprintf(stderr, "build: unexpected argument %q\n", fs.Arg(0))
+		usage(stderr, fs)
 		return 2
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if f.cpuProfile != "" {
+		file, err := os.Create(f.cpuProfile)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "build:", err)
+			fmt.Fprintln(stderr, "build: cpu profile:", err)
 			return 1
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintln(os.Stderr, "build: cpu profile:", err)
+		defer file.Close()
+		if err := pprof.StartCPUProfile(file); err != nil {
+			fmt.Fprintln(stderr, "build: cpu profile:", err)
 			return 1
 		}
 		defer pprof.StopCPUProfile()
@@ -57,53 +90,82 @@ func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	opts, err := site.LoadOptions(*root, *cfgPath)
+	opts, err := site.LoadOptions(f.root, f.cfgPath)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
+		fmt.Fprintln(stderr, "build:", err)
 		return 1
 	}
-	opts.Log = os.Stderr
-	opts.RequireLocalCharts = *requireLocal
+	opts.Log = stderr
+	opts.RequireLocalCharts = f.requireLocal
 
 	switch {
-	case *check:
+	case f.attest != "":
+		return attest(opts, f.attest, stdout, stderr)
+	case f.check:
 		data, err := site.Check(ctx, opts)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "build --check:", err)
+			fmt.Fprintln(stderr, "build --check:", err)
 			return 1
 		}
-		fmt.Printf("data/ is valid: %d dataset versions, %d submissions\n", len(data.Datasets), len(data.Submissions))
+		for _, w := range site.Warnings(opts) {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
+		fmt.Fprintf(stdout, "data/ is valid: %d dataset versions, %d submissions\n", len(data.Datasets), len(data.Submissions))
 		return 0
-	case *serve != "":
-		if err := site.Serve(ctx, opts, *serve); err != nil {
-			fmt.Fprintln(os.Stderr, "build --serve:", err)
+	case f.serve != "":
+		if err := site.Serve(ctx, opts, f.serve); err != nil {
+			fmt.Fprintln(stderr, "build --serve:", err)
 			return 1
 		}
 		return 0
 	}
 	rep, err := site.Build(ctx, opts)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
+		fmt.Fprintln(stderr, "build:", err)
 		return 1
 	}
-	fmt.Println(rep)
-	if *memProfile != "" {
-		if err := writeMemProfile(*memProfile); err != nil {
-			fmt.Fprintln(os.Stderr, "build: memory profile:", err)
+	fmt.Fprintln(stdout, rep)
+	if f.memProfile != "" {
+		if err := writeMemProfile(f.memProfile); err != nil {
+			fmt.Fprintln(stderr, "build: memory profile:", err)
 			return 1
 		}
 	}
+	// Opened from disk the pages would lack their styles and links under
+	// a base path: point to the server instead.
+	extra := ""
+	if f.root != "." {
+		extra += " --root " + f.root
+	}
+	if f.cfgPath != "" {
+		extra += " --config " + f.cfgPath
+	}
+	fmt.Fprintf(stdout, "to view it: go run ./cmd/build --serve localhost:8080%s, then open http://localhost:8080%s\n", extra, rep.Base)
+	return 0
+}
+
+// attest prints the data/checked.toml entry for a submission, dated today,
+// for a maintainer who re-ran it to add.
+func attest(opts site.Options, id string, stdout, stderr io.Writer) int {
+	sum, err := bench.SubmissionHash(opts.DataDir(), id)
+	if err != nil {
+		fmt.Fprintln(stderr, "build --attest:", err)
+		return 1
+	}
+	a := bench.Attestation{Submission: id, SHA256: sum, By: "FeatBench maintainers", Date: time.Now()}
+	fmt.Fprintf(stderr, "add this to data/checked.toml once you have re-run %s (set by and note):\n", id)
+	fmt.Fprint(stdout, a.TOML())
 	return 0
 }
 
 func writeMemProfile(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("creating %s: %w", path, err)
 	}
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		f.Close()
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
 }
