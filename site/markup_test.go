@@ -3,6 +3,10 @@ package site
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
 )
 
 // Fenced code is highlighted when chroma knows the language and shown as
@@ -53,5 +57,114 @@ func TestDiff(t *testing.T) {
 		" same\n</code></pre>"
 	if got != want {
 		t.Errorf("Diff:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A statement's headings sit below the instance page's "Problem
+// statement" (an h2): h1 becomes h3, and so on down to h6. None gets an
+// id, which could clash with the page's own.
+func TestStatementHeadings(t *testing.T) {
+	m := newMarkup()
+	src := "# One\n\n## Two\n\n### Three\n\n#### Four\n\n##### Five\n\n###### Six\n\nSetext one\n==========\n\nSetext two\n----------\n\n# Main {#main}\n"
+	got, err := m.Markdown(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<h3>One</h3>\n<h4>Two</h4>\n<h5>Three</h5>\n<h6>Four</h6>\n<h6>Five</h6>\n<h6>Six</h6>\n" +
+		"<h3>Setext one</h3>\n<h4>Setext two</h4>\n<h3>Main {#main}</h3>\n"
+	if got != want {
+		t.Errorf("headings:\n got %q\nwant %q", got, want)
+	}
+}
+
+// Images are never loaded: each is a link to its URL with its alt text,
+// or, with a URL that is neither http(s) nor relative, its alt text alone.
+func TestStatementImages(t *testing.T) {
+	m := newMarkup()
+	note := ` <span class="img-note">(image not loaded)</span>`
+	cases := []struct{ name, src, want string }{
+		{"http", `![A chart](https://example.com/a.png "Title")`,
+			`<p><a href="https://example.com/a.png" rel="nofollow noopener">A chart</a>` + note + "</p>\n"},
+		{"relative", `![diagram](img/x.png)`, `<p><a href="img/x.png" rel="nofollow noopener">diagram</a>` + note + "</p>\n"},
+		{"no alt text", `![](http://e.com/x.png)`, `<p><a href="http://e.com/x.png" rel="nofollow noopener">image</a>` + note + "</p>\n"},
+		{"reference", "![logo][l]\n\n[l]: http://e.com/l.svg\n", `<p><a href="http://e.com/l.svg" rel="nofollow noopener">logo</a>` + note + "</p>\n"},
+		{"markup in the alt text", `![*big* <b>x</b> [l](http://a) ` + "`c<d`" + `](http://e.com/x.png)`,
+			`<p><a href="http://e.com/x.png" rel="nofollow noopener">big &lt;b&gt;x&lt;/b&gt; l c&lt;d</a>` + note + "</p>\n"},
+		{"quotes in the URL", `![a](http://e.com/"onerror="x)`, `<p><a href="http://e.com/%22onerror=%22x" rel="nofollow noopener">a</a>` + note + "</p>\n"},
+		{"data", `![pixel](data:image/png;base64,AAAA)`, "<p>pixel</p>\n"},
+		{"javascript", `![x](javascript:alert(1))`, "<p>x</p>\n"},
+		{"javascript, mixed case", `![x](JaVaScRiPt:alert(1))`, "<p>x</p>\n"},
+		{"javascript, as an entity", `![x](&#106;avascript:alert(1))`, "<p>x</p>\n"},
+		{"javascript, with a tab", "![x](<java\tscript:alert(1)>)", "<p>x</p>\n"},
+		{"vbscript", `![x](vbscript:msgbox)`, "<p>x</p>\n"},
+		{"file", `![x](file:///etc/passwd)`, "<p>x</p>\n"},
+		{"an unknown scheme", `![x](foo:bar)`, "<p>x</p>\n"},
+	}
+	for _, c := range cases {
+		got, err := m.Markdown(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+		if strings.Contains(got, "<img") {
+			t.Errorf("%s: an image is loaded: %s", c.name, got)
+		}
+	}
+}
+
+// Languages are found as chroma's lexers.Get finds them, without its
+// matching of every file-name pattern against a name that is no lexer's.
+func TestLexerForLanguage(t *testing.T) {
+	x := newLexerIndex()
+	for _, name := range []string{
+		"python", "py", "Python", "PYTHON", "python3", "go", "golang", "js", "javascript", "ts", "typescript", "yaml", "yml",
+		"json", "toml", "bash", "sh", "shell", "console", "shell-session", "diff", "patch", "text", "txt", "plaintext", "c", "cpp", "c++",
+		"rust", "rs", "java", "html", "xml", "css", "sql", "markdown", "md", "ini", "cfg", "dockerfile", "Dockerfile", "makefile",
+		"Makefile", "rst", "pycon", "ipython", "r", "ruby", "rb", "php", "nosuchlang", "", "main.go", "setup.py", "x.tar.gz",
+	} {
+		want := lexers.Get(name)
+		if got := x.forLanguage(name); got != want {
+			t.Errorf("language %q: got %v, want chroma's %v", name, lexerName(got), lexerName(want))
+		}
+	}
+	for _, path := range []string{"a/b.py", "pkg/x.go", "Makefile", "docs/index.rst", "setup.cfg", "pyproject.toml", "x.yaml", "README.md", "a/b.unknownext", "noext"} {
+		want := lexers.Match(path)
+		if got := x.forFile(path); got != want {
+			t.Errorf("file %q: got %v, want chroma's %v", path, lexerName(got), lexerName(want))
+		}
+	}
+	// A long language name is no lexer's, found at once.
+	start := time.Now()
+	if l := x.forLanguage(strings.Repeat("a~", 500000)); l != nil {
+		t.Errorf("a 1 MB language name found %s", lexerName(l))
+	}
+	if took := time.Since(start); took > 10*time.Millisecond {
+		t.Errorf("looking up a 1 MB language name took %v", took)
+	}
+}
+
+func lexerName(l chroma.Lexer) string {
+	if l == nil {
+		return "none"
+	}
+	return l.Config().Name
+}
+
+// A statement spends at most the highlighting budget on chroma: code
+// beyond it is shown plain, escaped.
+func TestCodeBlocksBudget(t *testing.T) {
+	m := newMarkup()
+	block := "```js\n" + strings.Repeat("f(a, b); // <c>\n", highlightTokens/16) + "```\n\n"
+	got, err := m.Markdown(strings.Repeat(block, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got, `<pre class="chroma">`); n == 0 || n == 3 {
+		t.Errorf("%d of 3 blocks over the budget highlighted, want some but not all", n)
+	}
+	if !strings.Contains(got, `<pre><code class="language-js">f(a, b); // &lt;c&gt;`) {
+		t.Errorf("a block over the budget is not shown plain")
 	}
 }
