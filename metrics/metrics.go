@@ -64,6 +64,10 @@ func (s Score) TokensOut() (mean float64, ok bool) {
 	return s.tokensOut / float64(s.nOut), true
 }
 
+// TokenResults is how many results report input tokens: the number of
+// instances the mean input tokens are taken over.
+func (s Score) TokenResults() int { return s.nIn }
+
 // Cost is the mean cost per instance over the results that report one.
 func (s Score) Cost() (mean float64, ok bool) {
 	if s.Costs == 0 {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -34,6 +37,7 @@ const (
 	exampleCharts    = exampleDataset + "charts/"
 	exampleCompare   = exampleDataset + "compare/full/"
 	chartWait        = 10 * time.Second
+	fixtureBase      = "/sub/" // fixtureOptions' base path
 )
 
 // TestBrowserLeaderboard builds the site from the shipped data/, serves it
@@ -48,17 +52,50 @@ func TestBrowserLeaderboard(t *testing.T) {
 	t.Cleanup(cancel)
 
 	dir := buildSiteForBrowser(t, ctx)
-	srv := httptest.NewServer(site.Handler(dir, browserBase))
+	// The hostile fixture beside the shipped data, under its own base path.
+	fixture := fixtureRoot(t, map[string]string{
+		"data/submissions/demo/v1/full/20260301_agent-a/metadata.toml": `name = "Agent A"
+scaffold = "S"
+model = "M"
+date = 2026-03-01
+tags = ["a|b", "<img src=x onerror=alert(1)>"]
+`,
+		"data/submissions/demo/v1/full/20260302_sys-b/metadata.toml": `name = "System B"
+scaffold = "S"
+model = "N"
+date = 2026-03-02
+tags = ["a"]
+
+[reported]
+source = "a paper"
+resolved = "50.0"
+`,
+	})
+	fopts := fixtureOptions(t, fixture)
+	fopts.RequireLocalCharts = true
+	if _, err := site.Build(ctx, fopts); err != nil {
+		t.Fatalf("building the fixture: %v", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(browserBase, site.Handler(dir, browserBase))
+	mux.Handle(fixtureBase, site.Handler(filepath.Join(fixture, "public"), fixtureBase))
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	b := startBrowser(t, ctx, chromium, srv.URL)
 
 	t.Run("Sort", func(t *testing.T) { testBoardSort(t, b) })
 	t.Run("FilterInURL", func(t *testing.T) { testBoardFilter(t, b) })
 	t.Run("Search", func(t *testing.T) { testBoardSearch(t, b) })
+	t.Run("TagWithBar", func(t *testing.T) { testTagWithBar(t, b) })
+	t.Run("BoardFits", func(t *testing.T) { testBoardFits(t, b) })
 	t.Run("Charts", func(t *testing.T) { testCharts(t, b) })
+	t.Run("ChartsWithoutScript", func(t *testing.T) { testChartsWithoutScript(t, b) })
 	t.Run("Links", func(t *testing.T) { testLinks(t, b) })
+	t.Run("Nav", func(t *testing.T) { testNav(t, b) })
 	t.Run("Compare", func(t *testing.T) { testCompare(t, b) })
+	t.Run("Cite", func(t *testing.T) { testCite(t, b) })
 	t.Run("Theme", func(t *testing.T) { testTheme(t, b) })
+	t.Run("CodeContrast", func(t *testing.T) { testCodeContrast(t, b) })
 
 	b.checkNoErrors(t)
 }
@@ -97,7 +134,7 @@ type browserTab struct {
 	errors []string // console errors, exceptions and failed loads
 }
 
-func startBrowser(t *testing.T, ctx context.Context, chromium, origin string) *browserTab {
+func startBrowser(t testing.TB, ctx context.Context, chromium, origin string) *browserTab {
 	t.Helper()
 	profile := t.TempDir()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -197,7 +234,7 @@ func (b *browserTab) setPage(p string) {
 }
 
 // open loads a site path (with its query, if any) and requires HTTP 200.
-func (b *browserTab) open(t *testing.T, path string) {
+func (b *browserTab) open(t testing.TB, path string) {
 	t.Helper()
 	b.setPage(path)
 	resp, err := chromedp.Run(b.ctx, chromedp.NavigateResponse(b.origin+path))
@@ -211,7 +248,7 @@ func (b *browserTab) open(t *testing.T, path string) {
 
 // exists says whether the server has a page, without loading it in the
 // browser (a 404 would log a failed load).
-func (b *browserTab) exists(t *testing.T, path string) bool {
+func (b *browserTab) exists(t testing.TB, path string) bool {
 	t.Helper()
 	resp, err := http.Get(b.origin + path)
 	if err != nil {
@@ -228,7 +265,7 @@ func (b *browserTab) exists(t *testing.T, path string) bool {
 	return false
 }
 
-func (b *browserTab) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
+func (b *browserTab) do(t testing.TB, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(b.ctx, steps...); err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -236,7 +273,7 @@ func (b *browserTab) do(t *testing.T, what string, steps ...chromedp.Action[chro
 }
 
 // eval runs a JavaScript expression in the page and decodes its value.
-func eval[T any](t *testing.T, b *browserTab, expr string) T {
+func eval[T any](t testing.TB, b *browserTab, expr string) T {
 	t.Helper()
 	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -271,7 +308,7 @@ type boardRow struct {
 	Search      string `json:"search"`
 }
 
-const boardRowsJS = `Array.from(document.querySelectorAll("#board tbody tr"), r => ({
+const boardRowsJS = `Array.from(document.getElementById("board").tBodies[0].rows, r => ({
 	name: (r.querySelector("th a") || {textContent: ""}).textContent.trim(),
 	hidden: r.hidden,
 	visible: r.getClientRects().length > 0,
@@ -377,14 +414,26 @@ func testBoardSort(t *testing.T, b *browserTab) {
 	if len(rows) != liteBoardSystems || len(visibleNames(rows)) != liteBoardSystems {
 		t.Fatalf("table#board has %d body rows (%d visible), want %d", len(rows), len(visibleNames(rows)), liteBoardSystems)
 	}
+	// FeatureBench ranks by % passed: the board is served sorted by it.
+	if got := eval[string](t, b, `document.querySelector('#board th[data-key="passed"]').getAttribute("aria-sort") || ""`); got != "descending" {
+		t.Errorf("FeatureBench ranks by %% passed, but its passed column has aria-sort=%q, want \"descending\"", got)
+	}
+	checkOrder(t, "passed", "desc", b.column(t, "passed"))
+	// Sorting by a header's button: a new column sorts numbers
+	// descending first, the sorted column flips.
+	b.checkSortState(t, b.sortBy(t, "resolved"), "resolved", "desc")
+	b.checkSortState(t, b.sortBy(t, "resolved"), "resolved", "asc")
 	b.checkSortState(t, b.sortBy(t, "passed"), "passed", "desc")
 	b.checkSortState(t, b.sortBy(t, "passed"), "passed", "asc")
-	b.checkSortState(t, b.sortBy(t, "resolved"), "resolved", "desc")
 	// Token I/O is missing for some systems: those sort last both ways.
 	b.checkSortState(t, b.sortBy(t, "tokens"), "tokens", "desc")
 	b.checkSortState(t, b.sortBy(t, "tokens"), "tokens", "asc")
 	if n := len(b.boardRows(t)); n != liteBoardSystems {
 		t.Errorf("after sorting table#board has %d rows, want %d", n, liteBoardSystems)
+	}
+	// The headers sort from the keyboard: they are buttons.
+	if n := eval[int](t, b, `document.querySelectorAll('#board thead th[data-key]:not(:has(> button))').length`); n > 0 {
+		t.Errorf("%d sortable headers of table#board hold no button", n)
 	}
 }
 
@@ -421,13 +470,13 @@ func checkWeightsFilter(t *testing.T, rows []boardRow) {
 
 func testBoardFilter(t *testing.T, b *browserTab) {
 	b.open(t, liteBoard)
-	b.sortBy(t, "passed")
+	b.sortBy(t, "resolved")
 	b.chooseOption(t, "weights", "open")
 	rows := b.boardRows(t)
 	checkWeightsFilter(t, rows)
 	q := b.query(t)
-	if q.Get("weights") != "open" || q.Get("sort") != "passed" || q.Get("dir") != "desc" {
-		t.Errorf("URL query after filtering: %q, want weights=open with sort=passed&dir=desc kept", q.Encode())
+	if q.Get("weights") != "open" || q.Get("sort") != "resolved" || q.Get("dir") != "desc" {
+		t.Errorf("URL query after filtering: %q, want weights=open with sort=resolved&dir=desc kept", q.Encode())
 	}
 	shown := len(visibleNames(rows))
 	if got, want := eval[string](t, b, `document.querySelector("form.filters output").textContent`),
@@ -447,7 +496,36 @@ func testBoardFilter(t *testing.T, b *browserTab) {
 	if got, want := visibleNames(restored), visibleNames(rows); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("after loading %s the visible rows are\n  %q\nwant the same rows in the same order as before\n  %q", href, got, want)
 	}
-	b.checkSortState(t, b.query(t), "passed", "desc")
+	b.checkSortState(t, b.query(t), "resolved", "desc")
+
+	// A tag filters: the rows that carry it, whatever it holds (data-tags
+	// is a JSON list, so a tag with "|" in it matches too).
+	b.chooseOption(t, "weights", "")
+	b.do(t, "ticking a tag", chromedp.Click(chromedp.CSS(`form.filters input[name="tag"]`)))
+	tag := eval[string](t, b, `document.querySelector('form.filters input[name="tag"]').value`)
+	tagged := eval[[]string](t, b, `Array.from(document.getElementById("board").tBodies[0].rows).filter(r => !r.hidden).map(r => r.getAttribute("data-tags"))`)
+	for _, tags := range tagged {
+		var list []string
+		if err := json.Unmarshal([]byte(tags), &list); err != nil || !slices.Contains(list, tag) {
+			t.Errorf("tag filter %q shows a row with tags %s", tag, tags)
+		}
+	}
+	if len(tagged) == 0 {
+		t.Errorf("tag filter %q shows no row", tag)
+	}
+}
+
+// testTagWithBar filters the fixture's board by tags that hold "|" or
+// are a prefix of another: each matches exactly its own rows.
+func testTagWithBar(t *testing.T, b *browserTab) {
+	b.open(t, fixtureBase+"leaderboard/demo/v1/full/")
+	for tag, want := range map[string]string{"a|b": "Agent A", "a": "System B"} {
+		b.do(t, "ticking the tag "+tag, chromedp.Click(chromedp.CSS(`form.filters input[name="tag"][value=`+jsString(tag)+`]`)))
+		if got := visibleNames(b.boardRows(t)); len(got) != 1 || got[0] != want {
+			t.Errorf("filtering by the tag %q shows %q, want only %q", tag, got, want)
+		}
+		b.do(t, "unticking the tag "+tag, chromedp.Click(chromedp.CSS(`form.filters input[name="tag"][value=`+jsString(tag)+`]`)))
+	}
 }
 
 // uniqueSystem returns the name of a system that no other row's search
@@ -757,41 +835,226 @@ func testCompare(t *testing.T, b *browserTab) {
 // ---- theme -----------------------------------------------------------------
 
 type themeState struct {
-	Theme string `json:"theme"`
-	BG    string `json:"bg"`
+	Theme  string `json:"theme"`  // <html data-theme>
+	Stored string `json:"stored"` // what localStorage keeps
+	Choice string `json:"choice"` // the select's value
+	BG     string `json:"bg"`
 }
 
 const themeJS = `({theme: document.documentElement.getAttribute("data-theme") || "",
+	stored: localStorage.getItem("featbench-theme") || "",
+	choice: document.getElementById("theme-select").value,
 	bg: getComputedStyle(document.body).backgroundColor})`
 
-func (b *browserTab) toggleTheme(t *testing.T) themeState {
+// chooseTheme picks system, light or dark in the header's select.
+func (b *browserTab) chooseTheme(t *testing.T, choice string) themeState {
 	t.Helper()
-	b.do(t, "clicking #theme-toggle", chromedp.Click(chromedp.CSS("#theme-toggle")))
-	s := eval[themeState](t, b, themeJS)
-	if s.Theme != "dark" && s.Theme != "light" {
-		t.Errorf("after clicking #theme-toggle <html data-theme> is %q, want \"dark\" or \"light\"", s.Theme)
-	}
-	return s
+	b.do(t, "choosing the "+choice+" theme",
+		chromedp.SetValue(chromedp.CSS("#theme-select"), choice),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("theme-select").dispatchEvent(new Event("change", {bubbles: true}))`))
+	return eval[themeState](t, b, themeJS)
 }
 
 func testTheme(t *testing.T, b *browserTab) {
-	// On a charts page the toggle also redraws the charts in the new theme.
+	// On a charts page the choice also redraws the charts in the new theme.
 	b.open(t, fbCharts)
 	if !b.waitChartsDrawn(t, fbCharts) {
 		return
 	}
+	if !eval[bool](t, b, `!document.querySelector(".theme-choice").hidden`) {
+		t.Fatal("the theme choice is hidden: site.js should show it")
+	}
 	before := eval[themeState](t, b, themeJS)
-	first := b.toggleTheme(t)
-	if first.BG == before.BG {
-		t.Errorf("the theme toggle set data-theme=%q but the page background stayed %s", first.Theme, first.BG)
+	if before.Choice != "system" || before.Theme != "" {
+		t.Errorf("on first load the theme choice is %+v, want the system setting", before)
+	}
+	dark := b.chooseTheme(t, "dark")
+	if dark.Theme != "dark" || dark.Stored != "dark" {
+		t.Errorf("after choosing dark: %+v, want data-theme and storage dark", dark)
 	}
 	b.waitChartsDrawn(t, fbCharts)
-	second := b.toggleTheme(t)
-	if second.Theme == first.Theme || second.BG == first.BG {
-		t.Errorf("a second click on #theme-toggle gave %+v after %+v, want the other theme", second, first)
+	light := b.chooseTheme(t, "light")
+	if light.Theme != "light" || light.BG == dark.BG {
+		t.Errorf("after choosing light: %+v (dark was %+v), want another background", light, dark)
 	}
 	b.open(t, fbCharts)
-	if got := eval[themeState](t, b, themeJS); second.Theme != "" && got.Theme != second.Theme {
-		t.Errorf("after a reload data-theme is %q, want the chosen %q kept", got.Theme, second.Theme)
+	if got := eval[themeState](t, b, themeJS); got.Theme != "light" || got.Choice != "light" {
+		t.Errorf("after a reload the theme is %+v, want the chosen light kept and shown in the select", got)
+	}
+	// Back to the system setting: nothing stored, no data-theme.
+	sys := b.chooseTheme(t, "system")
+	if sys.Theme != "" || sys.Stored != "" {
+		t.Errorf("after choosing system: %+v, want no data-theme and nothing stored", sys)
+	}
+	b.open(t, fbCharts)
+	if got := eval[themeState](t, b, themeJS); got.Choice != "system" || got.Theme != "" {
+		t.Errorf("after a reload with the system setting: %+v", got)
+	}
+}
+
+// testCodeContrast checks, in both themes, that every token class of the
+// highlighter has a colour with WCAG contrast of at least 4.5:1 against
+// the background of the code block it sits in, as the browser computes
+// them, and that code blocks and diffs keep a background of their own.
+func testCodeContrast(t *testing.T, b *browserTab) {
+	if !b.exists(t, exampleDataset) {
+		t.Logf("%s is not in the site: skipping", exampleDataset)
+		return
+	}
+	b.open(t, exampleDataset)
+	inst := b.follow(t, "table#instances tbody a")
+	classes, _ := json.Marshal(site.HighlightClasses())
+	for _, theme := range []string{"light", "dark"} {
+		b.chooseTheme(t, theme)
+		res := eval[struct {
+			Low        []string
+			PageBG     string
+			CodeBG     string
+			DiffBG     string
+			Checked    int
+			Background bool
+		}](t, b, `((classes) => {
+			const lum = c => {
+				const m = c.match(/rgba?\(([\d.]+), ([\d.]+), ([\d.]+)/);
+				return [m[1], m[2], m[3]].map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+					.reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+			};
+			const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+			const bg = el => { for (; el; el = el.parentElement) { const c = getComputedStyle(el).backgroundColor; if (c !== "rgba(0, 0, 0, 0)" && c !== "transparent") return c; } return "rgb(255, 255, 255)"; };
+			const host = document.querySelector(".statement");
+			const pre = document.createElement("pre");
+			pre.className = "chroma";
+			const code = document.createElement("code");
+			pre.appendChild(code);
+			for (const cls of classes) {
+				const s = document.createElement("span");
+				s.className = cls;
+				s.textContent = cls + " ";
+				code.appendChild(s);
+			}
+			host.appendChild(pre);
+			const low = [];
+			for (const s of code.children) {
+				const r = ratio(getComputedStyle(s).color, bg(s));
+				if (r < 4.5) low.push(s.className + " " + r.toFixed(2) + ":1 (" + getComputedStyle(s).color + " on " + bg(s) + ")");
+			}
+			const diff = document.querySelector(".diff pre");
+			const out = {Low: low, PageBG: getComputedStyle(document.body).backgroundColor, CodeBG: bg(code),
+				DiffBG: diff ? bg(diff) : "", Checked: code.children.length};
+			host.removeChild(pre);
+			return out;
+		})(`+string(classes)+`)`)
+		if res.Checked != len(site.HighlightClasses()) || res.Checked < 50 {
+			t.Errorf("%s theme: checked %d token classes, want all %d", theme, res.Checked, len(site.HighlightClasses()))
+		}
+		if len(res.Low) > 0 {
+			t.Errorf("%s theme on %s: token classes below 4.5:1 contrast:\n  %s", theme, inst, strings.Join(res.Low, "\n  "))
+		}
+		if res.CodeBG == res.PageBG || res.DiffBG == res.PageBG {
+			t.Errorf("%s theme: code blocks (%s) or diffs (%s) have the page's background %s, want their own", theme, res.CodeBG, res.DiffBG, res.PageBG)
+		}
+	}
+	b.chooseTheme(t, "system")
+}
+
+// ---- layout ----------------------------------------------------------------
+
+// testBoardFits checks, in a 1366 px wide window (the most common laptop
+// screen), that every leaderboard fits without horizontal scrolling, that
+// its tag pills stay on one line, and that "all columns" shows the
+// secondary columns.
+func testBoardFits(t *testing.T, b *browserTab) {
+	b.do(t, "sizing the window to 1366×768", chromedp.EmulateViewport(1366, 768))
+	defer b.do(t, "restoring the window", chromedp.EmulateViewport(1280, 900))
+	pages := []string{browserBase, liteBoard, browserBase + "leaderboard/featurebench/v1.0/full/"}
+	if b.exists(t, browserBase+"leaderboard/example/v1/full/") {
+		pages = append(pages, browserBase+"leaderboard/example/v1/full/")
+	}
+	for _, p := range pages {
+		b.open(t, p)
+		fit := eval[struct {
+			Table, Wrap, Page, Window int
+			Wrapped                   []string
+		}](t, b, `(() => {
+			const t = document.querySelector("table.board");
+			const wrapped = Array.from(t.querySelectorAll("td.tags")).filter(td => {
+				const tops = new Set(Array.from(td.querySelectorAll(".tag")).map(s => Math.round(s.getBoundingClientRect().top)));
+				return tops.size > 1;
+			}).map(td => td.parentNode.querySelector("th").textContent.trim());
+			return {Table: t.scrollWidth, Wrap: t.closest(".table-wrap").clientWidth,
+				Page: document.documentElement.scrollWidth, Window: window.innerWidth, Wrapped: wrapped};
+		})()`)
+		if fit.Table > fit.Wrap || fit.Page > fit.Window {
+			t.Errorf("%s at 1366 px: the board is %d px wide in a %d px box (page %d px in a %d px window), want no horizontal scrolling",
+				p, fit.Table, fit.Wrap, fit.Page, fit.Window)
+		}
+		if len(fit.Wrapped) > 0 {
+			t.Errorf("%s at 1366 px: the tag pills of %q wrap onto a second line", p, fit.Wrapped)
+		}
+		hidden := eval[int](t, b, `Array.from(document.querySelectorAll("table.board th.more")).filter(th => th.getClientRects().length > 0).length`)
+		if hidden != 0 {
+			t.Errorf("%s: %d secondary columns are shown before asking for them", p, hidden)
+		}
+		total := eval[int](t, b, `document.querySelectorAll("table.board thead th.more").length`)
+		b.do(t, "ticking all columns", chromedp.Click(chromedp.CSS(`input[name="cols"]`)))
+		if shown := eval[int](t, b, `Array.from(document.querySelectorAll("table.board thead th.more")).filter(th => th.getClientRects().length > 0).length`); shown != total || total == 0 {
+			t.Errorf("%s: after ticking all columns %d of %d secondary columns show, want all (and some)", p, shown, total)
+		}
+	}
+}
+
+// testNav checks that the navigation follows the dataset being viewed and
+// marks the current page.
+func testNav(t *testing.T, b *browserTab) {
+	if !b.exists(t, exampleDataset) {
+		t.Logf("%s is not in the site: skipping", exampleDataset)
+		return
+	}
+	b.open(t, exampleDataset)
+	charts := eval[string](t, b, `Array.from(document.querySelectorAll("header nav a")).find(a => a.textContent.trim() === "Charts").getAttribute("href")`)
+	if charts != exampleCharts {
+		t.Errorf("on %s the navigation's Charts goes to %s, want the example's %s", exampleDataset, charts, exampleCharts)
+	}
+	b.open(t, exampleCharts)
+	cur := eval[[]string](t, b, `Array.from(document.querySelectorAll('header nav a[aria-current="page"]')).map(a => a.textContent.trim())`)
+	if len(cur) != 1 || cur[0] != "Charts" {
+		t.Errorf("on %s the navigation marks %q as the current page, want only Charts", exampleCharts, cur)
+	}
+}
+
+// testChartsWithoutScript loads a charts page with JavaScript off: every
+// chart's data is readable as a table, and no empty chart box shows.
+func testChartsWithoutScript(t *testing.T, b *browserTab) {
+	b.do(t, "turning JavaScript off", scriptDisabled(true))
+	defer b.do(t, "turning JavaScript on", scriptDisabled(false))
+	b.open(t, fbCharts)
+	s := eval[struct {
+		Charts, Tables, OpenTables, ShownBoxes int
+	}](t, b, `({Charts: document.querySelectorAll("div.chart[data-chart]").length,
+		Tables: document.querySelectorAll("details.chart-data table").length,
+		OpenTables: Array.from(document.querySelectorAll("details.chart-data")).filter(d => d.open && d.getClientRects().length > 0).length,
+		ShownBoxes: Array.from(document.querySelectorAll("div.chart")).filter(c => c.getClientRects().length > 0).length})`)
+	if s.Charts == 0 || s.Tables != s.Charts || s.OpenTables != s.Charts || s.ShownBoxes != 0 {
+		t.Errorf("charts page without JavaScript: %d charts, %d data tables, %d of them open, %d empty chart boxes shown; want a readable table per chart and no empty box", s.Charts, s.Tables, s.OpenTables, s.ShownBoxes)
+	}
+}
+
+// scriptDisabled turns JavaScript off or on in the tab.
+func scriptDisabled(off bool) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off})
+		return err
+	})
+}
+
+// testCite checks the dataset page's citation and its copy button.
+func testCite(t *testing.T, b *browserTab) {
+	b.open(t, browserBase+"datasets/featurebench/v1.0/")
+	bib := eval[string](t, b, `(document.getElementById("bibtex") || {textContent: ""}).textContent`)
+	if !strings.HasPrefix(bib, "@") || !strings.Contains(bib, "FeatureBench") {
+		t.Errorf("the dataset page's BibTeX is %q", bib)
+	}
+	if !eval[bool](t, b, `!document.querySelector('button[data-copy="bibtex"]').hidden`) {
+		t.Errorf("the Copy BibTeX button is hidden")
 	}
 }

@@ -86,9 +86,10 @@ func benchFull(b *testing.B, opts site.Options) {
 	var rep site.Report
 	n := 0
 	for b.Loop() {
-		// A new output folder each time (the build state lives in it):
-		// deleting the last one would load the file system with the
-		// deletion while the next build runs. b.TempDir removes them all.
+		// A new output folder each time, and so no build state (kept
+		// per output folder): deleting the last one would load the file
+		// system with the deletion while the next build runs. b.TempDir
+		// removes them all.
 		n++
 		opts.Config.Output = "public-" + strconv.Itoa(n)
 		rep = benchBuild(b, opts)

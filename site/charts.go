@@ -1,7 +1,9 @@
 package site
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/a-h/templ"
@@ -14,49 +16,115 @@ import (
 )
 
 // The charts of a dataset version, built as ECharts options with
-// go-echarts. Each falls back to published per-repository or per-level
-// figures when per-instance results are missing, and says so when neither
-// exists.
+// go-echarts: first those over the instances, then, for every split with
+// systems, those over its systems. Each carries its data as a table too,
+// and says why when the data cannot draw it. Reference rows (gold, empty)
+// are baselines, not systems: they are left out.
 
 func (b *builder) chartsPage(ds *bench.Dataset) templ.Component {
 	c := &templates.ChartsPage{
-		Page: b.frame(ds.DisplayName()+" charts", "Charts of "+ds.DisplayName()+" results.",
+		Page: b.frame(b.m.u.charts(ds), ds, ds.DisplayName()+" charts", "Charts of "+ds.DisplayName()+" results.",
 			templates.Link{Title: "Home", URL: b.m.u.base},
 			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
 			templates.Link{Title: "Charts"}),
 		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 	}
-	c.Charts = []templates.Chart{
-		b.passVsLines(ds),
-		b.tokensChart(ds),
-		b.passVsDate(ds),
-		b.failureModes(ds),
-		b.perRepo(ds),
-		b.byLevel(ds),
-		b.passedByLevel(ds),
+	c.Sections = append(c.Sections, templates.ChartSection{
+		ID: "instances", Title: "Instances",
+		Intro: "Over the instances of every split, and every system with per-instance results.",
+		Charts: []templates.Chart{
+			b.passVsLines(ds),
+			b.passVsDate(ds),
+			b.perRepo(ds),
+			b.failureModes(ds),
+		},
+	})
+	first := b.repoSplit(ds)
+	splits := []string{first}
+	for _, sp := range ds.Splits {
+		if sp.Name != first {
+			splits = append(splits, sp.Name)
+		}
+	}
+	for _, split := range splits {
+		bd := b.m.board(ds, split)
+		if len(bd.ranked()) == 0 {
+			continue
+		}
+		id := "split-" + split
+		c.Sections = append(c.Sections, templates.ChartSection{
+			ID: id, Title: split + " split",
+			Intro: fmt.Sprintf("The %d systems on the %s leaderboard (%d instances).", len(bd.ranked()), split, ds.SplitSize(split)),
+			Charts: []templates.Chart{
+				b.tokensChart(bd, id, true),
+				b.tokensChart(bd, id, false),
+				b.paretoChart(bd, id),
+				b.levelChart(bd, id, false),
+				b.levelChart(bd, id, true),
+			},
+		})
 	}
 	c.Page.Charts = true
 	return templates.ChartsPageView(c)
 }
 
-func scatterBase(title, xName, yName string, xType string) *charts.Scatter {
+// axis names sit in the middle of their axis, far enough from the tick
+// labels, and the grid makes room for both (containLabel), so neither is
+// clipped; the legend sits at the top, clear of rotated category labels.
+func scatterBase(xName, yName, xType string) *charts.Scatter {
+	return scatterWith(xName, yName, xType, "32")
+}
+
+// scatterWith is scatterBase with a right margin: labelled points need
+// room for their labels.
+func scatterWith(xName, yName, xType, right string) *charts.Scatter {
 	sc := charts.NewScatter()
 	sc.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: xType, NameLocation: "middle", NameGap: 28}),
-		charts.WithYAxisOpts(opts.YAxis{Name: yName, Type: "value"}),
-		charts.WithGridOpts(opts.Grid{Bottom: "70", Left: "60", Right: "30"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: xType, NameLocation: "middle", NameGap: 30, Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yName, Type: "value", NameLocation: "middle", NameGap: 42}),
+		charts.WithGridOpts(opts.Grid{Top: "48", Bottom: "48", Left: "24", Right: right, ContainLabel: opts.Bool(true)}),
 		charts.WithAnimation(false),
 	)
 	return sc
 }
 
-// perInstanceEntries are a dataset's submissions with per-instance results.
+func barBase(xName, yName string, categories []string, counts bool) *charts.Bar {
+	bar := charts.NewBar()
+	y := opts.YAxis{Name: yName, NameLocation: "middle", NameGap: 42}
+	if counts {
+		y.MinInterval = 1 // no tick at 2.5 instances
+	}
+	bar.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "category", NameLocation: "middle", NameGap: 30,
+			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
+		charts.WithYAxisOpts(y),
+		charts.WithGridOpts(opts.Grid{Top: "48", Bottom: "36", Left: "24", Right: "32", ContainLabel: opts.Bool(true)}),
+		charts.WithAnimation(false),
+	)
+	bar.SetXAxis(categories)
+	return bar
+}
+
+// options turns a chart into plain JSON-ready options. Bar charts need
+// Validate to put the categories set with SetXAxis into the axis.
+func options(c interface {
+	Validate()
+	JSON() map[string]any
+}) map[string]any {
+	c.Validate()
+	return c.JSON()
+}
+
+// perInstanceSubs are a dataset's submissions with per-instance results,
+// reference rows left out.
 func (b *builder) perInstanceSubs(ds *bench.Dataset) []*bench.Submission {
 	var out []*bench.Submission
 	for _, s := range b.data.Submissions {
-		if s.Dataset == ds && s.PerInstance() {
+		if s.Dataset == ds && s.PerInstance() && !s.Reference {
 			out = append(out, s)
 		}
 	}
@@ -83,25 +151,32 @@ func (b *builder) meanPassed(ds *bench.Dataset) map[string]float64 {
 	return out
 }
 
+func num(v float64, decimals int) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+
 func (b *builder) passVsLines(ds *bench.Dataset) templates.Chart {
 	ch := templates.Chart{ID: "chart-pass-lines", Title: "Pass rate against gold-patch size"}
 	if mp := b.meanPassed(ds); len(mp) > 0 {
 		ch.Caption = "One point per instance: mean % of F2P tests passed over the systems evaluated on it, against the lines of its gold patch."
-		sc := scatterBase(ch.Title, "gold patch lines", "% passed", "value")
+		sc := scatterBase("gold patch lines", "% passed", "value")
 		var pts []opts.ScatterData
+		ch.Table.Columns = []string{"instance", "gold patch lines", "% passed"}
 		for _, in := range ds.Instances {
 			if v, ok := mp[in.InstanceID]; ok && in.Lines != nil {
 				pts = append(pts, opts.ScatterData{Name: in.InstanceID, Value: []any{*in.Lines, round(v*100, 2)}})
+				ch.Table.Rows = append(ch.Table.Rows, []string{in.InstanceID, strconv.Itoa(*in.Lines), num(v*100, 2)})
 			}
 		}
-		sc.AddSeries("instances", pts)
-		ch.Options = sc.JSON()
-		return ch
+		if len(pts) > 0 {
+			sc.AddSeries("instances", pts)
+			ch.Options = options(sc)
+			return ch
+		}
 	}
 	// Per repository, from the published repository statistics and results.
-	sc := scatterBase(ch.Title, "mean gold patch lines in the repository", "% passed", "value")
+	sc := scatterBase("mean gold patch lines in the repository", "% passed", "value")
+	ch.Table = templates.ChartTable{Columns: []string{"repository", "system", "mean gold lines", "% passed"}}
 	drawn := false
-	for _, e := range b.m.board(ds, b.repoSplit(ds)).entries {
+	for _, e := range b.m.board(ds, b.repoSplit(ds)).ranked() {
 		rep := e.sub.Reported
 		if rep == nil || len(rep.Repos) == 0 {
 			continue
@@ -113,6 +188,7 @@ func (b *builder) passVsLines(ds *bench.Dataset) templates.Chart {
 				continue
 			}
 			pts = append(pts, opts.ScatterData{Name: repo.Name, Value: []any{repo.Reported.Lines.Value, sr.Passed.Value}})
+			ch.Table.Rows = append(ch.Table.Rows, []string{repo.Name, e.sub.Name, repo.Reported.Lines.Text, sr.Passed.Text})
 		}
 		if len(pts) > 0 {
 			drawn = true
@@ -120,40 +196,12 @@ func (b *builder) passVsLines(ds *bench.Dataset) templates.Chart {
 		}
 	}
 	if !drawn {
-		ch.Empty = "Needs per-instance results or published per-repository figures."
+		ch.Empty = "Needs per-instance results with gold-patch sizes, or published per-repository figures."
+		ch.Table = templates.ChartTable{}
 		return ch
 	}
 	ch.Caption = "One point per repository and system: published % passed against the repository's mean gold-patch lines (per-instance results are not available for this dataset)."
-	ch.Options = sc.JSON()
-	return ch
-}
-
-func (b *builder) tokensChart(ds *bench.Dataset) templates.Chart {
-	split := b.repoSplit(ds)
-	ch := templates.Chart{ID: "chart-tokens", Title: "Resolved and passed rate against token I/O",
-		Caption: "One point per system on the " + split + " split: % resolved and % passed against mean input tokens per instance."}
-	sc := scatterBase(ch.Title, "mean input tokens per instance", "%", "log")
-	var res, pass []opts.ScatterData
-	for _, e := range b.m.board(ds, split).entries {
-		r := e.row
-		if r.TokensIn.Missing {
-			continue
-		}
-		label := r.Name + " (" + r.TokensIn.Text + " / " + r.TokensOut.String() + ")"
-		if !r.Resolved.Missing {
-			res = append(res, opts.ScatterData{Name: label, Value: []any{r.TokensIn.Sort, r.Resolved.Sort}})
-		}
-		if !r.Passed.Missing {
-			pass = append(pass, opts.ScatterData{Name: label, Value: []any{r.TokensIn.Sort, r.Passed.Sort}})
-		}
-	}
-	if len(res)+len(pass) == 0 {
-		ch.Empty = "No system on this split reports token counts."
-		return ch
-	}
-	sc.AddSeries("% resolved", res)
-	sc.AddSeries("% passed", pass)
-	ch.Options = sc.JSON()
+	ch.Options = options(sc)
 	return ch
 }
 
@@ -161,8 +209,9 @@ func (b *builder) passVsDate(ds *bench.Dataset) templates.Chart {
 	ch := templates.Chart{ID: "chart-pass-date", Title: "Pass rate against instance creation date",
 		Caption: "One point per instance: mean % of F2P tests passed over the systems evaluated on it, against when the instance was created."}
 	mp := b.meanPassed(ds)
-	sc := scatterBase(ch.Title, "created", "% passed", "time")
+	sc := scatterBase("created", "% passed", "time")
 	var pts []opts.ScatterData
+	ch.Table.Columns = []string{"instance", "created", "% passed"}
 	for _, in := range ds.Instances {
 		v, ok := mp[in.InstanceID]
 		t, err := in.Created()
@@ -170,28 +219,16 @@ func (b *builder) passVsDate(ds *bench.Dataset) templates.Chart {
 			continue
 		}
 		pts = append(pts, opts.ScatterData{Name: in.InstanceID, Value: []any{t.UTC().Format(time.RFC3339), round(v*100, 2)}})
+		ch.Table.Rows = append(ch.Table.Rows, []string{in.InstanceID, t.UTC().Format("2006-01-02"), num(v*100, 2)})
 	}
 	if len(pts) == 0 {
 		ch.Empty = "Needs per-instance results and instance creation dates, which this dataset does not publish."
+		ch.Table = templates.ChartTable{}
 		return ch
 	}
 	sc.AddSeries("instances", pts)
-	ch.Options = sc.JSON()
+	ch.Options = options(sc)
 	return ch
-}
-
-func barBase(xName, yName string, categories []string) *charts.Bar {
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
-		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
-		charts.WithGridOpts(opts.Grid{Bottom: "120", Left: "60", Right: "30"}),
-		charts.WithAnimation(false),
-	)
-	bar.SetXAxis(categories)
-	return bar
 }
 
 func (b *builder) failureModes(ds *bench.Dataset) templates.Chart {
@@ -208,13 +245,15 @@ func (b *builder) failureModes(ds *bench.Dataset) templates.Chart {
 	}
 	var cats []string
 	var vals []opts.BarData
+	ch.Table.Columns = []string{"error type", "count"}
 	for _, c := range counts {
 		cats = append(cats, c.Label)
 		vals = append(vals, opts.BarData{Value: c.N})
+		ch.Table.Rows = append(ch.Table.Rows, []string{c.Label, strconv.Itoa(c.N)})
 	}
-	bar := barBase("error type", "count", cats)
+	bar := barBase("error type", "failing tests", cats, true)
 	bar.AddSeries("failures", vals)
-	ch.Options = barJSON(bar)
+	ch.Options = options(bar)
 	return ch
 }
 
@@ -243,38 +282,151 @@ func (b *builder) perRepo(ds *bench.Dataset) templates.Chart {
 		return repos[i] < repos[j]
 	})
 	var l1, l2 []opts.BarData
+	ch.Table.Columns = []string{"repository", "L1", "L2"}
 	for _, r := range repos {
 		l1 = append(l1, opts.BarData{Value: count[r][0]})
 		l2 = append(l2, opts.BarData{Value: count[r][1]})
+		ch.Table.Rows = append(ch.Table.Rows, []string{r, strconv.Itoa(count[r][0]), strconv.Itoa(count[r][1])})
 	}
-	bar := barBase("repository", "instances", repos)
+	bar := barBase("repository", "instances", repos, true)
 	bar.AddSeries("L1", l1, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
 	bar.AddSeries("L2", l2, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
-	ch.Options = barJSON(bar)
+	ch.Options = options(bar)
 	return ch
 }
 
-// byLevel is % resolved by level per system; passedByLevel the same for
-// % passed (paper Table 8 gives both). Both list the systems of the default
-// split in leaderboard order.
-func (b *builder) byLevel(ds *bench.Dataset) templates.Chart {
-	split := b.repoSplit(ds)
-	return b.levelChart(ds, split, templates.Chart{ID: "chart-levels", Title: "Resolved rate by level",
-		Caption: "% resolved on L1 (extend a codebase) and L2 (build from scratch) instances, per system on the " + split + " split."},
-		"% resolved", func(r templates.Row) (l1, l2 templates.Cell) { return r.L1Resolved, r.L2Resolved })
+// tokensChart is % resolved and % passed against mean input (in) or
+// output tokens per instance, one labelled point per system.
+func (b *builder) tokensChart(bd *board, section string, in bool) templates.Chart {
+	which, id := "output", section+"-tokens-out"
+	if in {
+		which, id = "input", section+"-tokens-in"
+	}
+	ch := templates.Chart{ID: id, Title: "Resolved and passed rate against " + which + " tokens",
+		Caption: "One point per system: % resolved and % passed against mean " + which + " tokens per instance (log scale)."}
+	sc := scatterWith("mean "+which+" tokens per instance", "%", "log", "22%")
+	var res, pass []opts.ScatterData
+	ch.Table.Columns = []string{"system", "mean input tokens", "mean output tokens", "% resolved", "% passed"}
+	for _, e := range bd.ranked() {
+		r := e.row
+		t := r.TokensOut
+		if in {
+			t = r.TokensIn
+		}
+		if t.Missing {
+			continue
+		}
+		if !r.Resolved.Missing {
+			res = append(res, opts.ScatterData{Name: r.Name, Value: []any{t.Sort, r.Resolved.Sort}})
+		}
+		if !r.Passed.Missing {
+			pass = append(pass, opts.ScatterData{Name: r.Name, Value: []any{t.Sort, r.Passed.Sort}})
+		}
+		ch.Table.Rows = append(ch.Table.Rows, []string{r.Name, r.TokensIn.String(), r.TokensOut.String(), r.Resolved.String(), r.Passed.String()})
+	}
+	if len(res)+len(pass) == 0 {
+		ch.Empty = "No system on this split reports " + which + " token counts."
+		ch.Table = templates.ChartTable{}
+		return ch
+	}
+	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right", FontSize: 11})
+	layout := charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)})
+	sc.AddSeries("% resolved", res, label, layout)
+	sc.AddSeries("% passed", pass, label, layout)
+	ch.Options = options(sc)
+	return ch
 }
 
-func (b *builder) passedByLevel(ds *bench.Dataset) templates.Chart {
-	split := b.repoSplit(ds)
-	return b.levelChart(ds, split, templates.Chart{ID: "chart-levels-passed", Title: "Passed rate by level",
-		Caption: "% of fail-to-pass tests passed on L1 (extend a codebase) and L2 (build from scratch) instances, per system on the " + split + " split."},
-		"% passed", func(r templates.Row) (l1, l2 templates.Cell) { return r.L1Passed, r.L2Passed })
+// paretoChart is % resolved against what it cost: mean cost per instance
+// where at least two systems report one, else mean input tokens. The line
+// joins the systems no other system beats on both (cheaper and better).
+func (b *builder) paretoChart(bd *board, section string) templates.Chart {
+	ch := templates.Chart{ID: section + "-pareto", Title: "Resolved rate against cost: the Pareto front"}
+	type point struct {
+		name string
+		x, y float64
+		xs   string
+	}
+	collect := func(x func(templates.Row) templates.Cell) []point {
+		var pts []point
+		for _, e := range bd.ranked() {
+			c := x(e.row)
+			if c.Missing || e.row.Resolved.Missing {
+				continue
+			}
+			pts = append(pts, point{e.row.Name, c.Sort, e.row.Resolved.Sort, c.Text})
+		}
+		return pts
+	}
+	xName, unit := "mean cost per instance (US dollars)", "cost"
+	pts := collect(func(r templates.Row) templates.Cell { return r.Cost })
+	xType := "value"
+	if len(pts) < 2 {
+		xName, unit, xType = "mean input tokens per instance", "input tokens", "log"
+		pts = collect(func(r templates.Row) templates.Cell { return r.TokensIn })
+	}
+	if len(pts) < 2 {
+		ch.Empty = "Needs at least two systems on this split that report their cost or token counts."
+		return ch
+	}
+	ch.Caption = "One point per system: % resolved against mean " + unit + " per instance. The line joins the systems on the Pareto front: none is both cheaper and better."
+	// The front: by x ascending, each point that resolves more than every
+	// cheaper one.
+	sorted := append([]point(nil), pts...)
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].x != sorted[j].x {
+			return sorted[i].x < sorted[j].x
+		}
+		return sorted[i].y > sorted[j].y
+	})
+	onFront := map[string]bool{}
+	var front []opts.LineData
+	best := -1.0
+	for _, p := range sorted {
+		if p.y > best {
+			best = p.y
+			onFront[p.name] = true
+			front = append(front, opts.LineData{Name: p.name, Value: []any{p.x, p.y}})
+		}
+	}
+	sc := scatterWith(xName, "% resolved", xType, "22%")
+	var data []opts.ScatterData
+	ch.Table.Columns = []string{"system", unit, "% resolved", "on the front"}
+	for _, p := range pts {
+		data = append(data, opts.ScatterData{Name: p.name, Value: []any{p.x, p.y}})
+		front := "no"
+		if onFront[p.name] {
+			front = "yes"
+		}
+		ch.Table.Rows = append(ch.Table.Rows, []string{p.name, p.xs, num(p.y, 1), front})
+	}
+	sc.AddSeries("systems", data,
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right", FontSize: 11}),
+		charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)}))
+	line := charts.NewLine()
+	line.AddSeries("Pareto front", front, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
+	sc.Overlap(line)
+	ch.Options = options(sc)
+	return ch
 }
 
-func (b *builder) levelChart(ds *bench.Dataset, split string, ch templates.Chart, yName string, pick func(templates.Row) (l1, l2 templates.Cell)) templates.Chart {
+// levelChart is % resolved (or % passed) on L1 and L2 instances per
+// system, in leaderboard order (paper Table 8 gives both).
+func (b *builder) levelChart(bd *board, section string, passed bool) templates.Chart {
+	ch := templates.Chart{ID: section + "-levels", Title: "Resolved rate by level",
+		Caption: "% resolved on L1 (extend a codebase) and L2 (build from scratch) instances, per system."}
+	yName := "% resolved"
+	pick := func(r templates.Row) (l1, l2 templates.Cell) { return r.L1Resolved, r.L2Resolved }
+	if passed {
+		ch = templates.Chart{ID: section + "-levels-passed", Title: "Passed rate by level",
+			Caption: "% of fail-to-pass tests passed on L1 (extend a codebase) and L2 (build from scratch) instances, per system."}
+		yName = "% passed"
+		pick = func(r templates.Row) (l1, l2 templates.Cell) { return r.L1Passed, r.L2Passed }
+	}
 	var cats []string
 	var l1, l2 []opts.BarData
-	for _, e := range b.m.board(ds, split).entries {
+	ch.Table.Columns = []string{"system", "L1", "L2"}
+	for _, e := range bd.ranked() {
 		c1, c2 := pick(e.row)
 		if c1.Missing && c2.Missing {
 			continue
@@ -282,24 +434,18 @@ func (b *builder) levelChart(ds *bench.Dataset, split string, ch templates.Chart
 		cats = append(cats, e.row.Name)
 		l1 = append(l1, barValue(c1))
 		l2 = append(l2, barValue(c2))
+		ch.Table.Rows = append(ch.Table.Rows, []string{e.row.Name, c1.String(), c2.String()})
 	}
 	if len(cats) == 0 {
 		ch.Empty = "No system on this split has " + yName + " by level."
+		ch.Table = templates.ChartTable{}
 		return ch
 	}
-	bar := barBase("system", yName, cats)
+	bar := barBase("system", yName, cats, false)
 	bar.AddSeries("L1", l1)
 	bar.AddSeries("L2", l2)
-	ch.Options = barJSON(bar)
+	ch.Options = options(bar)
 	return ch
-}
-
-// barJSON is a bar chart's options. Validate puts the categories set with
-// SetXAxis into the x axis: JSON alone leaves them out, and the bars would
-// have no labels.
-func barJSON(bar *charts.Bar) map[string]any {
-	bar.Validate()
-	return bar.JSON()
 }
 
 func barValue(c templates.Cell) opts.BarData {

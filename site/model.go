@@ -30,6 +30,14 @@ func (u urls) charts(ds *bench.Dataset) string { return u.dataset(ds) + "charts/
 func (u urls) compare(ds *bench.Dataset, split string) string {
 	return u.dataset(ds) + "compare/" + split + "/"
 }
+func (u urls) logo(key, ext string) string { return u.base + "logos/" + key + "." + ext }
+
+// file is a submission's published file (predictions, logs), beside its
+// system's page.
+func (u urls) file(s *bench.Submission, name string) string {
+	return u.system(s.Dataset, s.Slug) + s.Split + "/" + name
+}
+
 func (u urls) download(ds *bench.Dataset, split string) string {
 	return u.dataset(ds) + split + ".jsonl"
 }
@@ -51,11 +59,27 @@ type entry struct {
 	row    templates.Row
 }
 
-// board is a dataset version's split with its entries, best first.
+// ref reports whether the entry is a reference row (gold, empty): shown
+// apart, not ranked, not counted in instance difficulty.
+func (e *entry) ref() bool { return e.sub.Reference }
+
+// board is a dataset version's split with its entries: ranked systems
+// best first, then the reference rows.
 type board struct {
 	ds      *bench.Dataset
 	split   string
 	entries []*entry
+}
+
+// ranked returns the board's ranked entries, best first.
+func (b *board) ranked() []*entry {
+	var out []*entry
+	for _, e := range b.entries {
+		if !e.ref() {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // model is everything computed from the data once, before rendering.
@@ -84,6 +108,15 @@ func (m *model) board(ds *bench.Dataset, split string) *board {
 	return nil
 }
 
+// rankKeys are the two figures a board ranks by, the dataset's ranking
+// figure first.
+func rankKeys(ds *bench.Dataset, r templates.Row) (first, second float64) {
+	if ds.Ranking() == bench.RankPassed {
+		return r.Passed.Sort, r.Resolved.Sort
+	}
+	return r.Resolved.Sort, r.Passed.Sort
+}
+
 func (m *model) newBoard(ds *bench.Dataset, split string) *board {
 	b := &board{ds: ds, split: split}
 	instances := ds.SplitInstances(split)
@@ -103,37 +136,72 @@ func (m *model) newBoard(ds *bench.Dataset, split string) *board {
 		e.row = m.row(e)
 		b.entries = append(b.entries, e)
 	}
+	// Reference rows after the ranked ones; each group best first by the
+	// dataset's ranking figure, then the other, then name. A missing
+	// figure sorts last.
 	sort.SliceStable(b.entries, func(i, j int) bool {
-		a, c := b.entries[i].row, b.entries[j].row
-		if a.Resolved.Sort != c.Resolved.Sort {
-			return a.Resolved.Sort > c.Resolved.Sort
+		ei, ej := b.entries[i], b.entries[j]
+		if ei.ref() != ej.ref() {
+			return !ei.ref()
 		}
-		if a.Passed.Sort != c.Passed.Sort {
-			return a.Passed.Sort > c.Passed.Sort
+		a, c := ei.row, ej.row
+		if a.Resolved.Missing != c.Resolved.Missing || a.Passed.Missing != c.Passed.Missing {
+			am, cm := rankMissing(ds, a), rankMissing(ds, c)
+			if am != cm {
+				return !am
+			}
+		}
+		a1, a2 := rankKeys(ds, a)
+		c1, c2 := rankKeys(ds, c)
+		if a1 != c1 {
+			return a1 > c1
+		}
+		if a2 != c2 {
+			return a2 > c2
 		}
 		return a.Name < c.Name
 	})
-	// Equal figures share a rank.
-	for i, e := range b.entries {
-		e.row.Rank = i + 1
-		if i > 0 {
-			p := b.entries[i-1].row
-			if p.Resolved.Sort == e.row.Resolved.Sort && p.Passed.Sort == e.row.Passed.Sort {
-				e.row.Rank = p.Rank
+	// Equal figures share a rank; reference rows have none.
+	var prev *entry
+	rank := 0
+	for _, e := range b.entries {
+		if e.ref() {
+			e.row.Rank = 0
+			continue
+		}
+		rank++
+		e.row.Rank = rank
+		if prev != nil {
+			p1, p2 := rankKeys(ds, prev.row)
+			e1, e2 := rankKeys(ds, e.row)
+			if p1 == e1 && p2 == e2 {
+				e.row.Rank = prev.row.Rank
 			}
 		}
+		prev = e
 	}
 	return b
+}
+
+// rankMissing reports whether the row lacks the dataset's ranking figure.
+func rankMissing(ds *bench.Dataset, r templates.Row) bool {
+	if ds.Ranking() == bench.RankPassed {
+		return r.Passed.Missing
+	}
+	return r.Resolved.Missing
 }
 
 func (m *model) row(e *entry) templates.Row {
 	s := e.sub
 	r := templates.Row{
+		Reference:     s.Reference,
 		Name:          s.Name,
+		Slug:          s.Slug,
 		URL:           m.u.system(s.Dataset, s.Slug),
 		Scaffold:      s.Scaffold,
 		Model:         s.Model,
 		Organisations: strings.Join(s.Organisations, ", "),
+		Orgs:          m.orgs(s.Organisations),
 		Date:          date(s.Date),
 		OpenScaffold:  s.OpenScaffold,
 		OpenWeights:   s.OpenWeights,
@@ -165,11 +233,15 @@ func (m *model) row(e *entry) templates.Row {
 	}
 	sc := e.score
 	r.Resolved = pctCell(sc.ResolvedRate(), 1)
-	r.Resolved.Note = intervalNote(sc.Interval())
+	lo, hi := sc.Interval()
+	r.Resolved.Note = intervalNote(lo, hi)
+	r.HasCI, r.ResolvedLo, r.ResolvedHi = true, round(lo*100, 1), round(hi*100, 1)
 	r.Passed = pctCell(sc.PassedRate(), 2)
 	r.TokensIn = tokenCell(sc.TokensIn())
 	r.TokensOut = tokenCell(sc.TokensOut())
+	r.TokensN = sc.TokenResults()
 	r.Cost = costCell(sc.Cost())
+	r.CostN = sc.Costs
 	// Per level, in the formats of the overall figures.
 	if l, ok := e.levels[1]; ok && l.Instances > 0 {
 		r.L1Resolved, r.L1Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
@@ -180,10 +252,26 @@ func (m *model) row(e *entry) templates.Row {
 	return r
 }
 
+// orgs are a submission's organisations for the templates, with the logos
+// data/logos/ has for them.
+func (m *model) orgs(names []string) []templates.Org {
+	out := make([]templates.Org, 0, len(names))
+	for _, n := range names {
+		o := templates.Org{Name: n}
+		key := bench.OrgKey(n)
+		if l, ok := m.data.Logos[key]; ok {
+			o.LogoURL, o.Width, o.Height = m.u.logo(key, l.Ext), l.Width, l.Height
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
 // view is the board as the templates want it.
 func (m *model) view(b *board, id string) *templates.Board {
 	v := &templates.Board{
 		ID:         id,
+		RankBy:     b.ds.Ranking(),
 		Dataset:    b.ds.DisplayName(),
 		DatasetURL: m.u.dataset(b.ds),
 		Split:      b.split,
@@ -201,7 +289,11 @@ func (m *model) view(b *board, id string) *templates.Board {
 	tags := map[string]bool{}
 	for _, e := range b.entries {
 		r := e.row
-		v.Rows = append(v.Rows, r)
+		if e.ref() {
+			v.References = append(v.References, r)
+		} else {
+			v.Rows = append(v.Rows, r)
+		}
 		v.HasLevels = v.HasLevels || !r.L1Resolved.Missing || !r.L2Resolved.Missing ||
 			!r.L1Passed.Missing || !r.L2Passed.Missing
 		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing

@@ -19,34 +19,94 @@ type page struct {
 	url    string // site URL, base-prefixed; folders end in "/"
 	html   bool   // listed in the sitemap
 	render func() (templ.Component, []byte, error)
-	// source, when set and it returns non-nil, names a data file whose
-	// bytes are exactly what render would give: it is published as is.
-	source func() *source
 }
 
-// source is a file under data/ published unchanged, with its content hash.
-type source struct{ path, hash string }
+// frame is the frame of the page at url, which shows dataset ds (nil for
+// pages of the whole site: they follow the headline dataset).
+func (b *builder) frame(url string, ds *bench.Dataset, title, desc string, crumbs ...templates.Link) templates.Page {
+	return templates.Page{
+		Site: b.site, Title: title, Description: desc, Crumbs: crumbs,
+		Nav:       b.nav(url, ds),
+		Canonical: b.canonical(url),
+	}
+}
 
-func (b *builder) frame(title, desc string, crumbs ...templates.Link) templates.Page {
-	return templates.Page{Site: b.site, Title: title, Description: desc, Crumbs: crumbs}
+// canonical is the absolute URL of a page, or "" when base_url is a path.
+func (b *builder) canonical(url string) string {
+	if !b.cfg.Absolute() {
+		return ""
+	}
+	return b.absolute(url)
+}
+
+// nav is the navigation of the page at url: the leaderboard, per-repository
+// page and charts of the dataset the page shows (the headline dataset on
+// site-wide pages), the datasets, and the configured links. The link to
+// the page itself is marked current, and the section it is in active.
+func (b *builder) nav(url string, ds *bench.Dataset) []templates.Link {
+	u := b.m.u
+	if ds == nil {
+		if hb := b.headline(); hb != nil {
+			ds = hb.ds
+		}
+	}
+	type item struct {
+		templates.Link
+		section string // URL prefix of the pages the link's section holds
+	}
+	var items []item
+	if ds != nil {
+		items = append(items,
+			item{templates.Link{Title: "Leaderboard", URL: u.board(ds, b.repoSplit(ds))}, u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/"},
+			item{templates.Link{Title: "Per repository", URL: u.repos(ds)}, u.repos(ds)},
+			item{templates.Link{Title: "Charts", URL: u.charts(ds)}, u.charts(ds)},
+		)
+	} else {
+		items = append(items, item{templates.Link{Title: "Leaderboard", URL: u.base}, ""})
+	}
+	items = append(items, item{templates.Link{Title: "Datasets", URL: u.base + "datasets/"}, u.base + "datasets/"})
+	for _, l := range b.cfg.Links {
+		items = append(items, item{templates.Link{Title: l.Title, URL: b.link(l.URL)}, ""})
+	}
+	out := make([]templates.Link, len(items))
+	// The longest section prefix wins: a charts page is in Charts, not
+	// in Datasets.
+	best := -1
+	for i, it := range items {
+		out[i] = it.Link
+		out[i].Current = it.URL == url
+		if it.section != "" && strings.HasPrefix(url, it.section) && (best < 0 || len(it.section) > len(items[best].section)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		out[best].Active = true
+	}
+	return out
 }
 
 func (b *builder) home() templ.Component {
 	h := &templates.Home{
-		Page:  b.frame("", b.cfg.Description),
+		Page:  b.frame(b.m.u.base, nil, "", b.cfg.Description),
 		Intro: b.cfg.Description,
 	}
 	for _, bd := range b.cfg.Badges {
 		h.Badges = append(h.Badges, templates.Badge{Label: bd.Label, Value: bd.Value, URL: b.link(bd.URL)})
 	}
-	if hb := b.headline(); hb != nil {
+	// Boards with no system yet are left out: an empty table says nothing.
+	if hb := b.headline(); hb != nil && len(hb.entries) > 0 {
 		h.Board = b.m.view(hb, "board-home")
 	}
 	for _, bd := range b.m.boards {
-		h.Boards = append(h.Boards, templates.Link{
-			Title: fmt.Sprintf("%s — %s (%d systems)", bd.ds.DisplayName(), bd.split, len(bd.entries)),
-			URL:   b.m.u.board(bd.ds, bd.split),
-		})
+		n := len(bd.ranked())
+		if len(bd.entries) == 0 {
+			continue
+		}
+		title := fmt.Sprintf("%s — %s (%d systems)", bd.ds.DisplayName(), bd.split, n)
+		if n == 1 {
+			title = fmt.Sprintf("%s — %s (1 system)", bd.ds.DisplayName(), bd.split)
+		}
+		h.Boards = append(h.Boards, templates.Link{Title: title, URL: b.m.u.board(bd.ds, bd.split)})
 	}
 	h.Changes = b.changes()
 	return templates.HomePage(h)
@@ -121,7 +181,7 @@ func (b *builder) changes() []templates.Change {
 
 func (b *builder) boardPage(bd *board) templ.Component {
 	v := b.m.view(bd, "board")
-	p := b.frame(fmt.Sprintf("%s %s leaderboard", bd.ds.DisplayName(), bd.split),
+	p := b.frame(b.m.u.board(bd.ds, bd.split), bd.ds, fmt.Sprintf("%s %s leaderboard", bd.ds.DisplayName(), bd.split),
 		fmt.Sprintf("Leaderboard of %s, %s split: %% resolved, %% passed and token I/O per system.", bd.ds.DisplayName(), bd.split),
 		templates.Link{Title: "Home", URL: b.m.u.base},
 		templates.Link{Title: bd.ds.DisplayName(), URL: b.m.u.dataset(bd.ds)},
@@ -130,7 +190,7 @@ func (b *builder) boardPage(bd *board) templ.Component {
 }
 
 func (b *builder) datasetIndex() templ.Component {
-	d := &templates.DatasetIndex{Page: b.frame("Datasets", "Every dataset version of the benchmark.",
+	d := &templates.DatasetIndex{Page: b.frame(b.m.u.base+"datasets/", nil, "Datasets", "Every dataset version of the benchmark.",
 		templates.Link{Title: "Home", URL: b.m.u.base}, templates.Link{Title: "Datasets"})}
 	for _, ds := range b.data.Datasets {
 		s := templates.DatasetSummary{
@@ -162,6 +222,7 @@ type instanceFacts struct {
 // facts gathers, per instance, its splits and how many distinct systems
 // (by slug) were evaluated on it and resolved it. A system evaluated on a
 // split is evaluated on all its instances: a missing prediction counts.
+// Reference rows (gold, empty) are baselines, not systems: not counted.
 func (b *builder) facts(ds *bench.Dataset) *instanceFacts {
 	if f, ok := b.factCache[ds]; ok {
 		return f
@@ -180,7 +241,7 @@ func (b *builder) facts(ds *bench.Dataset) *instanceFacts {
 	bySlug := map[string][]*bench.Submission{}
 	var slugs []string
 	for _, s := range b.data.Submissions {
-		if s.Dataset != ds || !s.PerInstance() {
+		if s.Dataset != ds || !s.PerInstance() || s.Reference {
 			continue
 		}
 		if bySlug[s.Slug] == nil {
@@ -220,12 +281,12 @@ func (f *instanceFacts) difficulty(id string) templates.Cell {
 	}
 	k := f.resolved[id]
 	rate := float64(k) / float64(n)
-	return templates.Cell{Text: fmt.Sprintf("%d of %d (%.0f%%)", k, n, rate*100), Sort: rate}
+	return templates.Cell{Text: fmt.Sprintf("%d of %d systems (%.0f%%)", k, n, rate*100), Sort: rate}
 }
 
 func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 	d := &templates.DatasetPage{
-		Page: b.frame(ds.DisplayName(), ds.Description,
+		Page: b.frame(b.m.u.dataset(ds), ds, ds.DisplayName(), ds.Description,
 			templates.Link{Title: "Home", URL: b.m.u.base},
 			templates.Link{Title: "Datasets", URL: b.m.u.base + "datasets/"},
 			templates.Link{Title: ds.DisplayName()}),
@@ -267,8 +328,17 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 		}
 		d.Splits = append(d.Splits, info)
 	}
+	count := map[string]int{}
+	for _, in := range ds.Instances {
+		count[in.Repo]++
+	}
 	for _, r := range ds.Repos {
-		d.Repos = append(d.Repos, r.Name)
+		d.Repos = append(d.Repos, templates.RepoInfo{Name: r.Name, URL: r.URL, License: r.License, Instances: count[r.Name]})
+	}
+	d.Citation = bibtex(ds)
+	d.RankLabel = map[string]string{bench.RankPassed: "% passed"}[ds.Ranking()]
+	if d.RankLabel == "" {
+		d.RankLabel = "% resolved"
 	}
 	f := b.facts(ds)
 	for _, in := range ds.Instances {
@@ -297,7 +367,7 @@ func (b *builder) repoSplit(ds *bench.Dataset) string {
 // and the dataset page link to.
 func (b *builder) reposPage(ds *bench.Dataset) templ.Component {
 	r := &templates.ReposPage{
-		Page: b.frame(ds.DisplayName()+" per repository", "Per-repository statistics and results of "+ds.DisplayName()+", split by split.",
+		Page: b.frame(b.m.u.repos(ds), ds, ds.DisplayName()+" per repository", "Per-repository statistics and results of "+ds.DisplayName()+", split by split.",
 			templates.Link{Title: "Home", URL: b.m.u.base},
 			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
 			templates.Link{Title: "Per repository"}),
@@ -316,18 +386,88 @@ func (b *builder) reposPage(ds *bench.Dataset) templ.Component {
 		if len(bd.entries) == 0 {
 			continue
 		}
-		sec := templates.RepoSplit{
-			ID: splitAnchor(split), Name: split, Size: ds.SplitSize(split),
-			BoardURL: b.m.u.board(ds, split), Entries: len(bd.entries),
-		}
-		for _, e := range bd.entries {
-			if t := b.repoScores(e, split != first); t != nil {
-				sec.Systems = append(sec.Systems, *t)
-			}
-		}
-		r.Splits = append(r.Splits, sec)
+		r.Splits = append(r.Splits, b.repoGrids(bd))
 	}
 	return templates.ReposPageView(r)
+}
+
+// repoGrids is a split's section of the per-repository page: for each
+// figure, one grid of repositories × systems (in leaderboard order), each
+// cell computed from per-instance results or as published, "—" where a
+// system has no figure for a repository.
+func (b *builder) repoGrids(bd *board) templates.RepoSplit {
+	ds := bd.ds
+	sec := templates.RepoSplit{
+		ID: splitAnchor(bd.split), Name: bd.split, Size: ds.SplitSize(bd.split),
+		BoardURL: b.m.u.board(ds, bd.split), Entries: len(bd.entries),
+	}
+	type column struct {
+		e    *entry
+		rows map[string]templates.RepoScoreRow
+	}
+	var cols []column
+	for _, e := range bd.entries {
+		t := b.repoScores(e, false)
+		if t == nil || len(t.Rows) == 0 {
+			continue
+		}
+		c := column{e: e, rows: map[string]templates.RepoScoreRow{}}
+		for _, row := range t.Rows {
+			c.rows[row.Repo] = row
+		}
+		cols = append(cols, c)
+		col := templates.RepoCol{Name: e.sub.Name, URL: b.m.u.system(ds, e.sub.Slug), Ref: e.ref()}
+		if e.sub.Reported != nil {
+			col.Source = t.Source
+		}
+		sec.Systems = append(sec.Systems, col)
+	}
+	if len(cols) == 0 {
+		return sec
+	}
+	count := map[string]int{}
+	for _, in := range ds.SplitInstances(bd.split) {
+		count[in.Repo]++
+	}
+	figures := []struct {
+		id, title string
+		cell      func(templates.RepoScoreRow) templates.Cell
+	}{
+		{"passed", "% passed", func(r templates.RepoScoreRow) templates.Cell { return r.Passed }},
+		{"resolved", "% resolved", func(r templates.RepoScoreRow) templates.Cell { return r.Resolved }},
+		{"tokens", "Token I/O (mean input / output tokens per instance)", func(r templates.RepoScoreRow) templates.Cell {
+			if r.TokensIn.Missing && r.TokensOut.Missing {
+				return missing()
+			}
+			return templates.Cell{Text: r.TokensIn.String() + " / " + r.TokensOut.String(), Sort: r.TokensIn.Sort}
+		}},
+	}
+	if ds.Ranking() != bench.RankPassed {
+		figures[0], figures[1] = figures[1], figures[0]
+	}
+	for _, f := range figures {
+		g := templates.RepoGrid{ID: sec.ID + "-" + f.id, Title: f.title}
+		any := false
+		for _, repo := range ds.Repos {
+			row := templates.RepoGridRow{Repo: repo.Name, Instances: missing()}
+			if n := count[repo.Name]; n > 0 {
+				row.Instances = templates.Cell{Text: strconv.Itoa(n), Sort: float64(n)}
+			}
+			for _, c := range cols {
+				cell := missing()
+				if sr, ok := c.rows[repo.Name]; ok {
+					cell = f.cell(sr)
+				}
+				any = any || !cell.Missing
+				row.Cells = append(row.Cells, cell)
+			}
+			g.Rows = append(g.Rows, row)
+		}
+		if any {
+			sec.Grids = append(sec.Grids, g)
+		}
+	}
+	return sec
 }
 
 // repoStats is the gold statistics per repository: computed from the
@@ -451,140 +591,60 @@ func (b *builder) systems(ds *bench.Dataset) map[string][]*entry {
 	return out
 }
 
-func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Component {
-	// The newest submission describes the system.
-	latest := entries[0].sub
-	for _, e := range entries {
-		if e.sub.Date.After(latest.Date) {
-			latest = e.sub
-		}
-	}
-	s := &templates.SystemPage{
-		Page: b.frame(latest.Name+" on "+ds.DisplayName(), "Results of "+latest.Name+" on "+ds.DisplayName()+".",
-			templates.Link{Title: "Home", URL: b.m.u.base},
-			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
-			templates.Link{Title: latest.Name}),
-		Name: latest.Name, Scaffold: latest.Scaffold, Model: latest.Model,
-		Organisations: strings.Join(latest.Organisations, ", "),
-		SiteURL:       latest.SiteURL, ReportURL: latest.ReportURL, Notes: latest.Notes, Tags: latest.Tags,
-		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
-	}
-	var results [][]bench.Result
-	solved := map[string]bool{}
-	for _, e := range entries {
-		bd := b.m.board(ds, e.sub.Split)
-		r := e.row
-		s.Splits = append(s.Splits, templates.SystemSplit{
-			Split: e.sub.Split, BoardURL: b.m.u.board(ds, e.sub.Split), Date: r.Date,
-			Rank: r.Rank, Of: len(bd.entries), Resolved: r.Resolved, Passed: r.Passed,
-			TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: r.Cost,
-			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,
-			Reported: r.Reported, Source: r.Source,
-		})
-		if e.sub.Split == b.repoSplit(ds) || s.Repos == nil {
-			if t := b.repoScores(e, false); t != nil {
-				s.Repos = t
-			}
-		}
-		results = append(results, e.sub.Results)
-		for i := range e.sub.Results {
-			if e.sub.Results[i].Resolved {
-				solved[e.sub.Results[i].InstanceID] = true
-			}
-		}
-	}
-	for _, c := range metrics.FailureModes(results...) {
-		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})
-	}
-	for _, in := range ds.Instances {
-		if solved[in.InstanceID] {
-			s.Solved = append(s.Solved, templates.Link{Title: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID)})
-		}
-	}
-	return templates.SystemPageView(s)
-}
-
-func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (templ.Component, error) {
-	statement, err := b.mk.Markdown(in.ProblemStatement)
-	if err != nil {
-		return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
-	}
-	patch := b.mk.Diff(in.Patch)
-	var testPatch string
-	if in.TestPatch != "" {
-		testPatch = b.mk.Diff(in.TestPatch)
-	}
-	f := b.facts(ds)
-	p := &templates.InstancePage{
-		Page: b.frame(in.InstanceID, fmt.Sprintf("Task instance %s of %s (%s).", in.InstanceID, ds.DisplayName(), in.Repo),
-			templates.Link{Title: "Home", URL: b.m.u.base},
-			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
-			templates.Link{Title: in.InstanceID}),
-		ID: in.InstanceID, Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
-		Repo: in.Repo, Level: in.Level, BaseCommit: in.BaseCommit, ImageName: in.ImageName,
-		Created: in.CreatedAt, Splits: strings.Join(f.splits[in.InstanceID], ", "),
-		Statement: statement, Patch: patch, TestPatch: testPatch,
-		PatchFiles: DiffFiles(in.Patch), TestFiles: DiffFiles(in.TestPatch),
-		FailToPass: in.FailToPass, PassToPass: in.PassToPass, TopObjects: in.TopObjects,
-		Difficulty: f.difficulty(in.InstanceID),
-		Stats: []templates.Stat{
-			{Label: "Lines", Value: intCell(in.Lines)}, {Label: "Files", Value: intCell(in.Files)},
-			{Label: "Functions", Value: intCell(in.Functions)},
-			{Label: "F2P test points", Value: intCell(in.F2PTestPoints)}, {Label: "P2P test points", Value: intCell(in.P2PTestPoints)},
-		},
-	}
-	if len(in.RepoSettings) > 0 {
-		p.RepoSettings = string(in.RepoSettings)
-	}
-	for _, bd := range b.m.boards {
-		if bd.ds != ds {
-			continue
-		}
-		for _, e := range bd.entries {
-			r := e.sub.ResultOf(in)
-			if r == nil {
-				continue
-			}
-			// Thousands of pages times every system: no fmt here.
-			p.Systems = append(p.Systems, templates.InstanceSystem{
-				Name: e.sub.Name, URL: e.row.URL, Split: bd.split,
-				Resolved: r.Resolved, Applied: r.PatchApplied,
-				Passed:   strconv.Itoa(len(r.F2PPassed)) + " of " + strconv.Itoa(len(in.FailToPass)),
-				Failures: strings.Join(r.FailureModes, ", "),
-			})
-		}
-	}
-	return templates.InstancePageView(p), nil
-}
-
+// comparePage lines a split's systems with per-instance results up,
+// instance by instance. The page carries the outcomes compactly, a
+// character per instance and system, and site.js draws a page of rows at
+// a time.
 func (b *builder) comparePage(bd *board) templ.Component {
 	ds := bd.ds
+	u := b.m.u
 	c := &templates.ComparePage{
-		Page: b.frame("Compare systems on "+ds.DisplayName()+" "+bd.split, "Instance-by-instance comparison of systems.",
-			templates.Link{Title: "Home", URL: b.m.u.base},
-			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
+		Page: b.frame(u.compare(ds, bd.split), ds, "Compare systems on "+ds.DisplayName()+" "+bd.split, "Instance-by-instance comparison of systems.",
+			templates.Link{Title: "Home", URL: u.base},
+			templates.Link{Title: ds.DisplayName(), URL: u.dataset(ds)},
 			templates.Link{Title: "Compare " + bd.split}),
-		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds), Split: bd.split,
+		Dataset: ds.DisplayName(), DatasetURL: u.dataset(ds), Split: bd.split,
 	}
-	var subs []*bench.Submission
+	ins := ds.SplitInstances(bd.split)
+	c.Instances = len(ins)
+	d := &c.Data
+	d.Base = u.dataset(ds) + "instances/"
+	d.IDs = make([]string, len(ins))
+	d.Repo = make([]int, len(ins))
+	d.Level = make([]int, len(ins))
+	repoIdx := map[string]int{}
+	for i, in := range ins {
+		d.IDs[i] = in.InstanceID
+		k, ok := repoIdx[in.Repo]
+		if !ok {
+			k = len(d.Repos)
+			repoIdx[in.Repo] = k
+			d.Repos = append(d.Repos, in.Repo)
+		}
+		d.Repo[i], d.Level[i] = k, in.Level
+	}
 	for _, e := range bd.entries {
-		if e.sub.PerInstance() {
-			subs = append(subs, e.sub)
-			c.Systems = append(c.Systems, templates.CompareSystem{
-				Key: e.sub.Folder, Name: e.sub.Name, URL: b.m.u.system(ds, e.sub.Slug), Resolved: e.score.Resolved,
-			})
+		if !e.sub.PerInstance() {
+			continue
 		}
-	}
-	for _, in := range ds.SplitInstances(bd.split) {
-		row := templates.CompareRow{ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level,
-			Resolved: make([]bool, len(subs)), Missing: make([]bool, len(subs))}
-		for i, s := range subs {
-			r := s.ResultOf(in)
-			row.Missing[i] = r == nil
-			row.Resolved[i] = r != nil && r.Resolved
+		sys := templates.CompareSystem{
+			Slug: e.sub.Slug, Name: e.sub.Name, URL: u.system(ds, e.sub.Slug), Resolved: e.score.Resolved, Ref: e.ref(),
 		}
-		c.Rows = append(c.Rows, row)
+		c.Systems = append(c.Systems, sys)
+		out := make([]byte, len(ins))
+		for i, in := range ins {
+			switch r := e.sub.ResultOf(in); {
+			case r == nil:
+				out[i] = '.'
+			case r.Resolved:
+				out[i] = 'y'
+			default:
+				out[i] = 'n'
+			}
+		}
+		d.Outcomes = append(d.Outcomes, string(out))
 	}
+	d.Systems = c.Systems
 	return templates.ComparePageView(c)
 }
 

@@ -33,9 +33,16 @@ type Options struct {
 	Config config.Site // the [site] table of featbench.toml
 	// ConfigBytes is the raw featbench.toml, part of the input fingerprint.
 	ConfigBytes []byte
+	// ConfigPath is the featbench.toml read, which --serve reads again
+	// when it changes; default <Root>/featbench.toml.
+	ConfigPath string
 	// CacheDir holds the npm install of the chart library; default
 	// <Root>/.cache/npm.
 	CacheDir string
+	// StateDir holds what each build published, per output folder, kept
+	// out of the output so that it is never published; default
+	// <Root>/.cache/build.
+	StateDir string
 	// RequireLocalCharts makes a missing npm an error instead of a fall
 	// back to the CDN copy: CI and the browser test run offline.
 	RequireLocalCharts bool
@@ -48,6 +55,7 @@ type Options struct {
 // Report says what a build did.
 type Report struct {
 	Output   string // the output folder
+	Base     string // the base path the site is served under
 	UpToDate bool   // nothing changed since the last build: nothing done
 	Pages    int    // HTML pages
 	Files    int    // files in the site
@@ -57,6 +65,13 @@ type Report struct {
 
 func (o Options) dataDir() string   { return under(o.Root, o.Config.Data) }
 func (o Options) outputDir() string { return under(o.Root, o.Config.Output) }
+
+func (o Options) stateDir() string {
+	if o.StateDir != "" {
+		return o.StateDir
+	}
+	return filepath.Join(o.Root, ".cache", "build")
+}
 
 // under resolves a configured folder: relative to the project root unless
 // it is absolute.
@@ -85,10 +100,13 @@ type builder struct {
 // Build validates data/ and renders the site into the output folder. When
 // the data is invalid nothing is written.
 func Build(ctx context.Context, opts Options) (Report, error) {
-	rep := Report{Output: opts.outputDir()}
+	rep := Report{Output: opts.outputDir(), Base: opts.Config.BasePath()}
 	logw := opts.Log
 	if logw == nil {
 		logw = io.Discard
+	}
+	for _, w := range Warnings(opts) {
+		fmt.Fprintln(logw, "warning:", w)
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -101,18 +119,27 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	out, err := openOutput(opts)
+	if err != nil {
+		return rep, err
+	}
+	if err := out.sweep(); err != nil {
+		return rep, err
+	}
 	// Inputs identical to those of the last successful build were valid
-	// then and rendered then: nothing to load, nothing to write.
-	out := openOutput(opts.outputDir())
+	// then and rendered then: nothing to load, nothing to write, as long
+	// as every published file is still as that build left it.
 	if out.upToDate(inputs) {
 		rep.UpToDate = true
-		rep.Files = len(out.prev.Files)
+		rep.Files = len(out.prev.files)
 		return rep, nil
 	}
 	data, err := bench.Load(ctx, opts.dataDir())
 	if err != nil {
 		return rep, err
 	}
+	// Everything is written into a stage beside the output folder, which
+	// replaces it only once complete.
 	if err := out.stage(); err != nil {
 		return rep, err
 	}
@@ -138,8 +165,8 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		Generated:   opts.Now.Format("2006-01-02"),
 		ChartsJS:    lib.url(base),
 		ChartsSRI:   lib.sri(),
+		FeedURL:     feedURL(opts.Config),
 	}
-	b.site.Nav = b.nav()
 	// facts are cached per dataset and read by concurrent renders: fill
 	// the cache before rendering starts.
 	for _, ds := range data.Datasets {
@@ -156,7 +183,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err := b.writeSitemap(out, pages); err != nil {
 		return rep, err
 	}
-	removed, err := out.finish(inputs)
+	removed, err := out.finish(ctx, inputs)
 	if err != nil {
 		return rep, err
 	}
@@ -180,8 +207,6 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 		rel  string
 		data []byte
 		buf  *bytes.Buffer // returned to free once written
-		p    *page         // set when the file is a link to p's source
-		src  *source
 	}
 	// Pages are tens of kilobytes each and thousands in all: reusing
 	// buffers saves allocating (and the kernel faulting in) their bytes
@@ -197,16 +222,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	for range 2 {
 		g.Go(func() error {
 			for f := range files {
-				var err error
-				if f.src != nil {
-					err = out.link(f.rel, f.src.path, f.src.hash, func() ([]byte, error) {
-						_, raw, err := f.p.render()
-						return raw, err
-					})
-				} else {
-					err = out.write(f.rel, f.data)
-				}
-				if err != nil {
+				if err := out.write(f.rel, f.data); err != nil {
 					return err // errgroup cancels gctx: the renders stop
 				}
 				if f.buf != nil && f.buf.Cap() < keepUnder {
@@ -226,16 +242,6 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 		renders.Go(func() error {
 			if err := rctx.Err(); err != nil {
 				return err
-			}
-			if p.source != nil {
-				if src := p.source(); src != nil {
-					select {
-					case files <- file{rel: b.rel(p.url), p: &p, src: src}:
-						return nil
-					case <-rctx.Done():
-						return rctx.Err()
-					}
-				}
 			}
 			comp, raw, err := p.render()
 			if err != nil {
@@ -286,21 +292,6 @@ func (b *builder) rel(url string) string {
 	return r
 }
 
-func (b *builder) nav() []templates.Link {
-	nav := []templates.Link{{Title: "Leaderboard", URL: b.site.Base}}
-	if hb := b.headline(); hb != nil {
-		nav[0].URL = b.m.u.board(hb.ds, hb.split)
-		nav = append(nav,
-			templates.Link{Title: "Per repository", URL: b.m.u.repos(hb.ds)},
-			templates.Link{Title: "Charts", URL: b.m.u.charts(hb.ds)})
-	}
-	nav = append(nav, templates.Link{Title: "Datasets", URL: b.site.Base + "datasets/"})
-	for _, l := range b.cfg.Links {
-		nav = append(nav, templates.Link{Title: l.Title, URL: b.link(l.URL)})
-	}
-	return nav
-}
-
 func component(c templ.Component) func() (templ.Component, []byte, error) {
 	return func() (templ.Component, []byte, error) { return c, nil, nil }
 }
@@ -312,21 +303,24 @@ func (b *builder) pages() []page {
 	ps := []page{
 		{url: u.base, html: true, render: func() (templ.Component, []byte, error) { return b.home(), nil, nil }},
 		{url: u.base + "404.html", render: func() (templ.Component, []byte, error) {
-			return templates.NotFoundPage(&templates.NotFound{Page: b.frame("Page not found", "")}), nil, nil
+			return templates.NotFoundPage(&templates.NotFound{Page: b.frame(u.base+"404.html", nil, "Page not found", "")}), nil, nil
 		}},
 		{url: u.base + "datasets/", html: true, render: func() (templ.Component, []byte, error) { return b.datasetIndex(), nil, nil }},
-		{url: u.base + "feed.xml", render: func() (templ.Component, []byte, error) { return nil, b.feed(), nil }},
 		{url: u.base + "robots.txt", render: func() (templ.Component, []byte, error) { return nil, b.robots(), nil }},
+	}
+	// A feed needs absolute URLs: none when base_url is only a path.
+	if b.site.FeedURL != "" {
+		ps = append(ps, page{url: b.site.FeedURL, render: func() (templ.Component, []byte, error) { return nil, b.feed(), nil }})
 	}
 	for _, bd := range b.m.boards {
 		ps = append(ps,
 			page{url: u.board(bd.ds, bd.split), html: true, render: func() (templ.Component, []byte, error) { return b.boardPage(bd), nil, nil }},
 			page{url: u.board(bd.ds, bd.split) + "board.csv", render: func() (templ.Component, []byte, error) {
-				raw, err := boardCSV(b.m.view(bd, "board"))
+				raw, err := boardCSV(b.m.view(bd, "board"), b.absolute)
 				return nil, raw, err
 			}},
 			page{url: u.board(bd.ds, bd.split) + "board.json", render: func() (templ.Component, []byte, error) {
-				raw, err := boardJSON(b.m.view(bd, "board"))
+				raw, err := boardJSON(b.m.view(bd, "board"), b.absolute)
 				return nil, raw, err
 			}},
 		)
@@ -334,7 +328,7 @@ func (b *builder) pages() []page {
 			ps = append(ps, page{url: u.download(bd.ds, bd.split), render: func() (templ.Component, []byte, error) {
 				raw, err := splitJSONL(bd.ds, bd.split)
 				return nil, raw, err
-			}, source: func() *source { return wholeInstancesFile(bd.ds, bd.split) }})
+			}})
 		}
 		for _, e := range bd.entries {
 			if e.sub.PerInstance() {
@@ -367,6 +361,28 @@ func (b *builder) pages() []page {
 			ps = append(ps, page{url: u.instance(ds, in.InstanceID), html: true, render: func() (templ.Component, []byte, error) {
 				c, err := b.instancePage(ds, in)
 				return c, nil, err
+			}})
+		}
+	}
+	// Organisation logos as validated, and the files a submission folder
+	// holds beside its results (read again as Load reads data/).
+	keys := make([]string, 0, len(b.data.Logos))
+	for k := range b.data.Logos {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		l := b.data.Logos[k]
+		ps = append(ps, page{url: u.logo(k, l.Ext), render: func() (templ.Component, []byte, error) { return nil, l.Data, nil }})
+	}
+	for _, s := range b.data.Submissions {
+		for _, f := range s.Files {
+			if fileTitles[f.Name] == "" {
+				continue
+			}
+			ps = append(ps, page{url: u.file(s, f.Name), render: func() (templ.Component, []byte, error) {
+				raw, err := bench.ReadFile(f.Path, f.Size)
+				return nil, raw, err
 			}})
 		}
 	}

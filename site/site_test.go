@@ -3,6 +3,7 @@ package site_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"os"
@@ -72,7 +73,7 @@ func TestBuildShippedDataRendersEveryPageType(t *testing.T) {
 	// Every page shares the layout and is a complete document.
 	for _, rel := range []string{"index.html", "datasets/featurebench/v1.0/index.html", "404.html"} {
 		page := read(t, out, rel)
-		for _, want := range []string{"<!doctype html>", `<html lang="en">`, "/featbench/assets/style.css", `id="theme-toggle"`} {
+		for _, want := range []string{"<!doctype html>", `<html lang="en">`, "/featbench/assets/style.css", `id="theme-select"`, `property="og:title"`} {
 			if !strings.Contains(strings.ToLower(page), strings.ToLower(want)) {
 				t.Errorf("%s lacks %q", rel, want)
 			}
@@ -216,41 +217,135 @@ func TestLinksResolve(t *testing.T) {
 	}
 }
 
+// boardDoc is board.json.
+type boardDoc struct {
+	Dataset   string           `json:"dataset"`
+	Split     string           `json:"split"`
+	Instances int              `json:"instances"`
+	RankBy    string           `json:"rank_by"`
+	Rows      []map[string]any `json:"rows"`
+}
+
+// TestBoardDownloadsMatchTheTable checks board.json and board.csv against
+// the published figures and the board's own table: numbers as numbers
+// (2.6M is 2600000), the rank order of the dataset's ranking figure, the
+// interval bounds in columns of their own, and both files agreeing.
 func TestBoardDownloadsMatchTheTable(t *testing.T) {
 	out, _ := buildShipped(t)
-	var doc struct {
-		Dataset   string `json:"dataset"`
-		Split     string `json:"split"`
-		Instances int    `json:"instances"`
-		Rows      []struct {
-			Rank     int     `json:"rank"`
-			System   string  `json:"system"`
-			Resolved *string `json:"resolved_pct"`
-			Passed   *string `json:"passed_pct"`
-			L1Passed *string `json:"l1_passed_pct"`
-			L2Passed *string `json:"l2_passed_pct"`
-		} `json:"rows"`
-	}
+	var doc boardDoc
 	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/featurebench/v1.0/full/board.json")), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Instances != 200 || doc.Split != "full" || len(doc.Rows) != 8 {
-		t.Fatalf("board.json: %d instances, split %q, %d rows; want 200, full, 8", doc.Instances, doc.Split, len(doc.Rows))
+	if doc.Instances != 200 || doc.Split != "full" || doc.RankBy != "passed" || len(doc.Rows) != 8 {
+		t.Fatalf("board.json: %d instances, split %q, rank_by %q, %d rows; want 200, full, passed, 8", doc.Instances, doc.Split, doc.RankBy, len(doc.Rows))
 	}
-	top := doc.Rows[0]
-	if top.System != "Codex + GPT-5.1-Codex" || top.Resolved == nil || *top.Resolved != "12.5" || *top.Passed != "41.66" {
-		t.Errorf("top row = %+v, want Codex + GPT-5.1-Codex with 12.5 resolved and 41.66 passed", top)
+	// FeatureBench ranks by % passed.
+	for i := 1; i < len(doc.Rows); i++ {
+		if doc.Rows[i]["passed_pct"].(float64) > doc.Rows[i-1]["passed_pct"].(float64) {
+			t.Errorf("row %d has passed_pct %v above row %d's %v: want the rows by %% passed", i+1, doc.Rows[i]["passed_pct"], i, doc.Rows[i-1]["passed_pct"])
+		}
 	}
-	// Table 8: passed by level, as published.
-	if top.L1Passed == nil || *top.L1Passed != "43.0" || top.L2Passed == nil || *top.L2Passed != "35.2" {
-		t.Errorf("top row passed by level = %v, %v; want 43.0 and 35.2 (Table 8)", top.L1Passed, top.L2Passed)
+	var codex map[string]any
+	for _, r := range doc.Rows {
+		if r["system"] == "Codex + GPT-5.1-Codex" {
+			codex = r
+		}
 	}
-	csv := read(t, out, "leaderboard/featurebench/v1.0/full/board.csv")
-	if lines := strings.Count(csv, "\n"); lines != 9 {
-		t.Errorf("board.csv has %d lines, want a header and 8 rows", lines)
+	want := map[string]any{"resolved_pct": 12.5, "passed_pct": 41.66, "l1_passed_pct": 43.0, "l2_passed_pct": 35.2,
+		"tokens_in": 6.3e6, "tokens_out": 39000.0, "resolved_ci95_low": nil, "cost_per_instance": nil, "reported": true,
+		"rank": 3.0, "slug": "codex_gpt-5.1-codex"}
+	for k, v := range want {
+		if codex[k] != v {
+			t.Errorf("Codex row: %s = %#v, want %#v", k, codex[k], v)
+		}
 	}
-	if !strings.Contains(csv, "1,Codex + GPT-5.1-Codex,Codex,GPT-5.1-Codex,OpenAI,12.5,,41.66,13.9,43.0,5.9,35.2,") {
-		t.Errorf("board.csv lacks the Codex row as published:\n%s", csv)
+
+	// The CSV holds the same rows, numbers written plainly.
+	rows, err := csv.NewReader(strings.NewReader(read(t, out, "leaderboard/featurebench/v1.0/full/board.csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 9 {
+		t.Fatalf("board.csv has %d lines, want a header and 8 rows", len(rows))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for i, r := range rows[1:] {
+		for _, k := range []string{"system", "resolved_pct", "passed_pct", "tokens_in", "rank"} {
+			jv := doc.Rows[i][k]
+			var js string
+			switch v := jv.(type) {
+			case float64:
+				js = strconv.FormatFloat(v, 'f', -1, 64)
+			case string:
+				js = v
+			}
+			if r[col[k]] != js {
+				t.Errorf("board.csv row %d column %s = %q, board.json has %q", i+1, k, r[col[k]], js)
+			}
+		}
+	}
+
+	// Computed figures: the example's board has intervals and reference rows.
+	var ex boardDoc
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/example/v1/full/board.json")), &ex); err != nil {
+		t.Fatal(err)
+	}
+	refs := 0
+	for _, r := range ex.Rows {
+		if r["reference"] == true {
+			refs++
+			if r["rank"] != nil {
+				t.Errorf("reference row %v has rank %v, want null", r["system"], r["rank"])
+			}
+			continue
+		}
+		lo, hi, res := r["resolved_ci95_low"], r["resolved_ci95_high"], r["resolved_pct"]
+		l, ok1 := lo.(float64)
+		h, ok2 := hi.(float64)
+		v, ok3 := res.(float64)
+		if !ok1 || !ok2 || !ok3 || l > v || v > h {
+			t.Errorf("%v: resolved %v with interval [%v, %v], want numbers with low ≤ resolved ≤ high", r["system"], res, lo, hi)
+		}
+	}
+	if refs != 2 {
+		t.Errorf("the example board lists %d reference rows, want the gold and empty patches", refs)
+	}
+}
+
+// TestCSVCellsAreNotFormulas: a name a spreadsheet would run as a formula
+// is written with a leading apostrophe.
+func TestCSVCellsAreNotFormulas(t *testing.T) {
+	root := fixtureRoot(t, map[string]string{
+		"data/submissions/demo/v1/full/20260302_sys-b/metadata.toml": `name = "=HYPERLINK(\"http://evil.example\")"
+scaffold = "+S"
+model = "@M"
+date = 2026-03-02
+tags = ["-1+1"]
+
+[reported]
+source = "a paper"
+resolved = "50.0"
+`,
+	})
+	if _, err := site.Build(context.Background(), fixtureOptions(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(read(t, filepath.Join(root, "public"), "leaderboard/demo/v1/full/board.csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows[1:] {
+		for _, cell := range r {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("board.csv has the cell %q, which a spreadsheet would run as a formula", cell)
+			}
+		}
+	}
+	if !strings.Contains(read(t, filepath.Join(root, "public"), "leaderboard/demo/v1/full/board.csv"), `"'=HYPERLINK(""http://evil.example"")"`) {
+		t.Errorf("board.csv lacks the defused name")
 	}
 }
 
@@ -504,6 +599,34 @@ passed = "75.25"
 
 // ---- level figures, level charts and the per-repository page ------------
 
+// gridColumn returns a system's column of a repositories × systems grid,
+// cell text by repository; nil when the grid or the column is missing.
+func gridColumn(t *testing.T, sec *html.Node, id, system string) map[string]string {
+	t.Helper()
+	tbl := byID(sec, id)
+	if tbl == nil {
+		return nil
+	}
+	ths := find(tbl, func(n *html.Node) bool { return n.Data == "th" && n.Parent.Parent.Data == "thead" })
+	idx := -1
+	for i, th := range ths {
+		if a := find(th, func(n *html.Node) bool { return n.Data == "a" }); len(a) > 0 && text(a[0]) == system {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, tr := range find(tbl, func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" }) {
+		cells := find(tr, func(n *html.Node) bool { return (n.Data == "td" || n.Data == "th") && n.Parent == tr })
+		if idx < len(cells) {
+			out[text(cells[0])] = text(cells[idx])
+		}
+	}
+	return out
+}
+
 // parse parses an HTML page.
 func parse(t *testing.T, page string) *html.Node {
 	t.Helper()
@@ -728,8 +851,8 @@ func TestLevelCharts(t *testing.T) {
 		id  string
 		fig func(*bench.Score) bench.Figure
 	}{
-		{"chart-levels", func(l *bench.Score) bench.Figure { return l.Resolved }},
-		{"chart-levels-passed", func(l *bench.Score) bench.Figure { return l.Passed }},
+		{"split-full-levels", func(l *bench.Score) bench.Figure { return l.Resolved }},
+		{"split-full-levels-passed", func(l *bench.Score) bench.Figure { return l.Passed }},
 	} {
 		if byID(parse(t, page), c.id) == nil {
 			t.Errorf("the charts page has no div#%s to draw into", c.id)
@@ -823,31 +946,27 @@ func TestShippedReposPageCoversEverySplit(t *testing.T) {
 				if s.Reported == nil || len(s.Reported.Repos) == 0 {
 					continue
 				}
-				var tbl *html.Node
-				for _, n := range find(sec, func(n *html.Node) bool { return n.Data == "section" && n != sec }) {
-					if strings.HasPrefix(text(n), s.Name+" ") {
-						tbl = n
-					}
-				}
-				if tbl == nil {
-					t.Errorf("%s: no per-repository table of %q in section#split-%s", s.ID(), s.Name, sp.Name)
+				passed := gridColumn(t, sec, "split-"+sp.Name+"-passed", s.Name)
+				resolved := gridColumn(t, sec, "split-"+sp.Name+"-resolved", s.Name)
+				if passed == nil || resolved == nil {
+					t.Errorf("%s: no column of %q in the grids of section#split-%s", s.ID(), s.Name, sp.Name)
 					continue
 				}
 				tables++
-				rows := map[string]string{}
-				for _, tr := range find(tbl, func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" }) {
-					cells := find(tr, func(n *html.Node) bool { return n.Data == "td" || n.Data == "th" })
-					rows[text(cells[0])] = text(tr)
-				}
-				for repo, sc := range s.Reported.Repos {
-					row, ok := rows[repo]
-					if !ok {
-						t.Errorf("%s: the %s table has no row for %s", s.ID(), sp.Name, repo)
-						continue
-					}
-					for _, f := range []bench.Figure{sc.Passed, sc.Resolved} {
-						if f.Set() && !strings.Contains(" "+row+" ", " "+f.Text+" ") {
-							t.Errorf("%s %s: figure %q missing from %q", s.ID(), repo, f.Text, row)
+				for _, repo := range ds.Repos {
+					sc := s.Reported.Repos[repo.Name]
+					for _, g := range []struct {
+						col map[string]string
+						fig func(*bench.Score) bench.Figure
+					}{{passed, func(sc *bench.Score) bench.Figure { return sc.Passed }}, {resolved, func(sc *bench.Score) bench.Figure { return sc.Resolved }}} {
+						want := "—"
+						if sc != nil {
+							if f := g.fig(sc); f.Set() {
+								want = f.Text
+							}
+						}
+						if got := g.col[repo.Name]; got != want {
+							t.Errorf("%s %s: the grid shows %q, want %q", s.ID(), repo.Name, got, want)
 						}
 					}
 				}
@@ -889,86 +1008,25 @@ func TestReposPageSectionPerSplit(t *testing.T) {
 		t.Error("the split without systems has a section")
 	}
 	for _, c := range []struct {
-		split, id, want string
+		split, grid, want string
 	}{
-		// The default split keeps the ids the page always had.
-		{"full", "repos-agent-a", "demo/pkg 2 50.0 50.0 1k / 10"},
-		{"lite", "repos-lite:agent-a", "demo/pkg 1 0.0 0.0"},
+		{"full", "passed", "50.0"},
+		{"full", "resolved", "50.0"},
+		{"full", "tokens", "1k / 10"},
+		{"lite", "passed", "0.0"},
+		{"lite", "resolved", "0.0"},
 	} {
 		sec := byID(doc, "split-"+c.split)
 		if sec == nil {
 			t.Errorf("no section#split-%s", c.split)
 			continue
 		}
-		tbl := byID(sec, c.id)
-		if tbl == nil {
-			t.Errorf("section#split-%s has no table#%s", c.split, c.id)
-			continue
-		}
-		if got := text(tbl); !strings.Contains(got, c.want) || !strings.Contains(got, c.split+" split") {
-			t.Errorf("table#%s = %q, want the %s split and the row %q", c.id, got, c.split, c.want)
+		col := gridColumn(t, sec, "split-"+c.split+"-"+c.grid, "Agent A")
+		if got := col["demo/pkg"]; got != c.want {
+			t.Errorf("%s split, %s grid: Agent A on demo/pkg shows %q, want %q", c.split, c.grid, got, c.want)
 		}
 	}
 	if i, j := strings.Index(page, `id="split-full"`), strings.Index(page, `id="split-lite"`); i < 0 || j < i {
 		t.Error("the default split's section does not come first")
-	}
-}
-
-// A split that is the whole instances file, byte for byte, is published as
-// that file (a hard link, same inode); one the file does not match exactly
-// (here CRLF line ends) is written out. Either way the download holds the
-// published lines, and a rebuild with changed instances replaces it.
-func TestSplitDownloadOfWholeInstancesFile(t *testing.T) {
-	for _, crlf := range []bool{false, true} {
-		root := fixtureRoot(t, nil)
-		src := filepath.Join(root, "data", "datasets", "demo", "v1", "instances.jsonl")
-		raw, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := string(raw)
-		if crlf {
-			if err := os.WriteFile(src, bytes.ReplaceAll(raw, []byte("\n"), []byte("\r\n")), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		opts := fixtureOptions(t, root)
-		if _, err := site.Build(context.Background(), opts); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(root, "public")
-		dl := filepath.Join(out, "datasets", "demo", "v1", "full.jsonl")
-		if got := read(t, out, "datasets/demo/v1/full.jsonl"); got != want {
-			t.Errorf("crlf=%v: full.jsonl is\n%q\nwant the published lines\n%q", crlf, got, want)
-		}
-		a, errA := os.Stat(src)
-		b, errB := os.Stat(dl)
-		if errA != nil || errB != nil {
-			t.Fatal(errA, errB)
-		}
-		if linked := os.SameFile(a, b); linked == crlf {
-			t.Errorf("crlf=%v: download is the data file itself: %v", crlf, linked)
-		}
-		if crlf {
-			continue
-		}
-		// Change the instances (a new file, as git or an editor writes
-		// one): the download follows, and the data file is untouched.
-		changed := strings.Replace(want, `"abc123"`, `"def456"`, 1)
-		if err := os.Remove(src); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(src, []byte(changed), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := site.Build(context.Background(), opts); err != nil {
-			t.Fatal(err)
-		}
-		if got := read(t, out, "datasets/demo/v1/full.jsonl"); got != changed {
-			t.Errorf("after a change full.jsonl is\n%q\nwant\n%q", got, changed)
-		}
-		if got, _ := os.ReadFile(src); string(got) != changed {
-			t.Errorf("the rebuild changed the data file")
-		}
 	}
 }

@@ -3,12 +3,14 @@
 // them out, so no computation hides in a template.
 package templates
 
+import "strings"
+
 // Site is what every page knows of the site.
 type Site struct {
 	Title       string
 	Description string
 	Base        string // base path, ending in "/"
-	Nav         []Link
+	FeedURL     string // the Atom feed; empty when there is none
 	Generated   string // build date, YYYY-MM-DD
 	ChartsJS    string // URL of the ECharts library
 	ChartsSRI   string // integrity hash when ChartsJS is a CDN copy
@@ -18,7 +20,8 @@ type Site struct {
 type Link struct {
 	Title   string
 	URL     string
-	Current bool
+	Current bool // the link is the page being shown
+	Active  bool // the page is in the link's section
 }
 
 // Page is the frame of one page.
@@ -27,7 +30,25 @@ type Page struct {
 	Title       string
 	Description string
 	Crumbs      []Link
-	Charts      bool // the page draws charts and needs the ECharts script
+	Nav         []Link // the navigation, for the dataset the page shows
+	Canonical   string // the page's absolute URL, when base_url has a host
+	Charts      bool   // the page draws charts and needs the ECharts script
+}
+
+// FullTitle is the page's title with the site's.
+func (p Page) FullTitle() string {
+	if p.Title != "" && p.Title != p.Site.Title {
+		return p.Title + " · " + p.Site.Title
+	}
+	return p.Site.Title
+}
+
+// Desc is the page's description, else the site's.
+func (p Page) Desc() string {
+	if p.Description != "" {
+		return p.Description
+	}
+	return p.Site.Description
 }
 
 // Asset returns the URL of a file under assets/.
@@ -78,6 +99,7 @@ type Home struct {
 // Board is one leaderboard: a dataset version's split.
 type Board struct {
 	ID         string // HTML id prefix
+	RankBy     string // "resolved" or "passed": the column the board ranks by
 	Dataset    string
 	DatasetURL string
 	Split      string
@@ -93,22 +115,47 @@ type Board struct {
 	HasCost    bool
 	HasCI      bool
 	Tags       []string
-	Rows       []Row
+	Rows       []Row // ranked systems, best first
+	References []Row // reference rows (gold, empty): shown apart, not ranked
+}
+
+// RankLabel names the ranking figure in prose.
+func (b *Board) RankLabel() string {
+	if b.RankBy == "passed" {
+		return "% passed"
+	}
+	return "% resolved"
+}
+
+// Org is an organisation behind a system, with its logo when data/ has one.
+type Org struct {
+	Name    string
+	LogoURL string
+	Width   int
+	Height  int
 }
 
 // Row is one system on a leaderboard.
 type Row struct {
-	Rank          int
+	Rank          int // 0 for a reference row
+	Reference     bool
 	Name          string
+	Slug          string
 	URL           string // the system's page
 	Scaffold      string
 	Model         string
 	Organisations string
+	Orgs          []Org
 	Resolved      Cell
+	ResolvedLo    float64 // 95% Wilson interval, in percent, when HasCI
+	ResolvedHi    float64
+	HasCI         bool
 	Passed        Cell
 	TokensIn      Cell
 	TokensOut     Cell
+	TokensN       int // results the token means are taken over (per-instance only)
 	Cost          Cell
+	CostN         int // results the cost mean is taken over (per-instance only)
 	L1Resolved    Cell
 	L1Passed      Cell
 	L2Resolved    Cell
@@ -156,9 +203,19 @@ type DatasetPage struct {
 	Splits      []SplitInfo
 	ReposURL    string
 	ChartsURL   string
-	Described   bool // published figures only, no instances here
-	Repos       []string
+	RankLabel   string // what the leaderboards rank by, in prose
+	Described   bool   // published figures only, no instances here
+	Repos       []RepoInfo
+	Citation    string // BibTeX, empty when the manifest gives none
 	Instances   []InstanceRow
+}
+
+// RepoInfo is one repository of a dataset.
+type RepoInfo struct {
+	Name      string
+	URL       string
+	License   string
+	Instances int
 }
 
 // SplitInfo is a split with its board and download.
@@ -201,8 +258,32 @@ type RepoSplit struct {
 	Name     string
 	Size     int // instances in the split
 	BoardURL string
-	Entries  int // systems on the split's leaderboard
-	Systems  []RepoSystemTable
+	Entries  int        // systems on the split's leaderboard
+	Systems  []RepoCol  // the grids' columns: systems with per-repository figures
+	Grids    []RepoGrid // one repositories × systems grid per figure
+}
+
+// RepoCol is one system's column of the repository grids.
+type RepoCol struct {
+	Name   string
+	URL    string
+	Source string // where reported figures come from, empty when computed
+	Ref    bool   // a reference row
+}
+
+// RepoGrid is one figure (% passed, % resolved, token I/O) for every
+// repository and system of a split.
+type RepoGrid struct {
+	ID    string
+	Title string
+	Rows  []RepoGridRow
+}
+
+// RepoGridRow is one repository's row of a grid.
+type RepoGridRow struct {
+	Repo      string
+	Instances Cell // instances of the repository in the split
+	Cells     []Cell
 }
 
 // RepoStatsTable is the gold statistics per repository (paper Table 12).
@@ -249,8 +330,14 @@ type SystemPage struct {
 	Scaffold      string
 	Model         string
 	Organisations string
+	Orgs          []Org
+	OpenWeights   bool
+	OpenScaffold  bool
+	Reference     bool
+	Checked       bool
 	SiteURL       string
 	ReportURL     string
+	Links         []Link // logs, trajectories, predictions
 	Notes         string
 	Tags          []string
 	Dataset       string
@@ -258,7 +345,7 @@ type SystemPage struct {
 	Splits        []SystemSplit
 	Repos         *RepoSystemTable
 	FailureModes  []Count
-	Solved        []Link
+	Outcomes      []OutcomeTable // per split with per-instance results
 }
 
 // SystemSplit is a system's figures on one split.
@@ -266,19 +353,45 @@ type SystemSplit struct {
 	Split      string
 	BoardURL   string
 	Date       string
-	Rank       int
+	Rank       int // 0: a reference row, not ranked
 	Of         int
 	Resolved   Cell
 	Passed     Cell
 	TokensIn   Cell
 	TokensOut  Cell
+	TokensN    int // instances the token means are taken over; 0 when reported
 	Cost       Cell
+	CostN      int
+	Instances  int // instances in the split
 	L1Resolved Cell
 	L1Passed   Cell
 	L2Resolved Cell
 	L2Passed   Cell
 	Reported   bool
 	Source     string
+	Checked    bool
+	Links      []Link // this submission's downloads and links
+}
+
+// OutcomeTable is a system's result on every instance of one split.
+type OutcomeTable struct {
+	Split string
+	Open  bool // shown expanded
+	Rows  []Outcome
+}
+
+// Outcome is a system's result on one instance.
+type Outcome struct {
+	ID           string
+	URL          string
+	Repo         string
+	Level        int
+	NoPrediction bool
+	Resolved     bool
+	Applied      bool
+	F2P          string // "3 of 4"
+	P2P          string
+	Failures     string
 }
 
 // Count is a label with a number.
@@ -316,66 +429,103 @@ type InstancePage struct {
 	TopObjects   []string
 	Difficulty   Cell
 	Systems      []InstanceSystem
-	RepoSettings string
+	RepoURL      string    // the repository's source, when the manifest gives it
+	CommitURL    string    // the base commit at its source, when it can be linked
+	Settings     []Setting // repo_settings, key by key, when it is a JSON object
+	RepoSettings string    // repo_settings as indented JSON otherwise
+}
+
+// Setting is one key of an instance's repository settings.
+type Setting struct {
+	Key   string
+	Value string
+	Code  bool // Value is JSON (a list or an object), shown as code
 }
 
 // InstanceSystem is how one system did on an instance.
 type InstanceSystem struct {
-	Name     string
-	URL      string
-	Split    string
-	Resolved bool
-	Applied  bool
-	Passed   string
-	Failures string
+	Name         string
+	URL          string
+	Split        string
+	Reference    bool // a reference row: not counted in the difficulty
+	NoPrediction bool // evaluated on the split, but no result for the instance
+	Resolved     bool
+	Applied      bool
+	Passed       string
+	Failures     string
 }
 
-// ChartsPage holds the charts of a dataset version.
+// ChartsPage holds the charts of a dataset version: those over its
+// instances, then a section per split with systems.
 type ChartsPage struct {
 	Page
 	Dataset    string
 	DatasetURL string
-	Charts     []Chart
+	Sections   []ChartSection
 }
 
-// Chart is an ECharts option object with a caption and a table fallback.
+// ChartSection is a titled group of charts, e.g. one split's.
+type ChartSection struct {
+	ID     string
+	Title  string
+	Intro  string
+	Charts []Chart
+}
+
+// Chart is an ECharts option object with a caption and its data as a
+// table, which is what a reader without JavaScript (or whose chart library
+// failed to load) sees.
 type Chart struct {
 	ID      string
 	Title   string
 	Caption string
 	Options any
 	Empty   string // why the chart cannot be drawn from the data, if so
+	Table   ChartTable
 }
 
-// ComparePage lines systems up instance by instance.
+// ChartTable is a chart's data as rows of text.
+type ChartTable struct {
+	Columns []string
+	Rows    [][]string
+}
+
+// ComparePage lines systems up instance by instance. The table is drawn
+// by site.js from Data, a page of rows at a time: a split has thousands of
+// instances and dozens of systems.
 type ComparePage struct {
 	Page
 	Dataset    string
 	DatasetURL string
 	Split      string
+	Instances  int
 	Systems    []CompareSystem
-	Rows       []CompareRow
+	Data       CompareData
 }
 
-// CompareSystem is a column of the compare view.
+// CompareSystem is a system that can be compared.
 type CompareSystem struct {
-	Key      string
-	Name     string
-	URL      string
-	Resolved int
+	Slug     string `json:"slug"` // names the system in the page's URL
+	Name     string `json:"name"`
+	URL      string `json:"url"`
+	Resolved int    `json:"resolved"`
+	Ref      bool   `json:"ref,omitempty"`
 }
 
-// CompareRow is one instance in the compare view.
-type CompareRow struct {
-	ID       string
-	URL      string
-	Repo     string
-	Level    int
-	Resolved []bool // per system, in Systems order
-	Missing  []bool // no prediction
+// CompareData is the compare view's data as site.js reads it.
+type CompareData struct {
+	Base     string          `json:"base"`  // instance page URLs are Base + id + "/"
+	IDs      []string        `json:"ids"`   // instances in dataset order
+	Repos    []string        `json:"repos"` // repository names
+	Repo     []int           `json:"repo"`  // per instance: index into Repos
+	Level    []int           `json:"level"` // per instance
+	Systems  []CompareSystem `json:"systems"`
+	Outcomes []string        `json:"outcomes"` // per system, a character per instance: y resolved, n not, . no prediction
 }
 
 // NotFound is the 404 page.
 type NotFound struct {
 	Page
 }
+
+func lower(s string) string { return strings.ToLower(s) }

@@ -1,12 +1,15 @@
-// FeatBench site behaviour: theme toggle, sortable tables, filters whose
-// state lives in the URL, the compare view and charts. Every table is in the
-// HTML already; this script only sorts, filters and draws.
+// FeatBench site behaviour: theme choice, sortable tables, filters whose
+// state lives in the URL, the compare view, charts and copy buttons. Every
+// figure is in the HTML already (the compare view's as data); this script
+// sorts, filters and draws.
 (function () {
   "use strict";
 
   var root = document.documentElement;
 
   // ---- theme -------------------------------------------------------------
+  // The reader chooses system, light or dark; "system" removes the stored
+  // choice and follows the operating system's preference again.
   function storedTheme() {
     try { return localStorage.getItem("featbench-theme"); } catch (e) { return null; }
   }
@@ -14,6 +17,15 @@
     var t = root.getAttribute("data-theme");
     if (t) return t === "dark";
     return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+  function setTheme(choice) {
+    if (choice === "dark" || choice === "light") {
+      root.setAttribute("data-theme", choice);
+      try { localStorage.setItem("featbench-theme", choice); } catch (e) { /* private mode */ }
+    } else {
+      root.removeAttribute("data-theme");
+      try { localStorage.removeItem("featbench-theme"); } catch (e) { /* private mode */ }
+    }
   }
   var initial = storedTheme();
   if (initial === "dark" || initial === "light") root.setAttribute("data-theme", initial);
@@ -63,15 +75,25 @@
     return true;
   }
 
+  // A sortable header holds a button (a keyboard and a screen reader can
+  // use it); aria-sort on the header says how the column is sorted.
   function initSortable(table, withURL) {
     var head = table.tHead && table.tHead.rows[0];
     if (!head) return;
     Array.prototype.forEach.call(head.cells, function (th) {
       var key = th.getAttribute("data-key");
       if (!key) return;
-      th.tabIndex = 0;
-      function activate(ev) {
-        if (ev.target.closest("a")) return;
+      var button = th.querySelector("button");
+      if (!button) {
+        // A header with a link keeps it; the button sorts.
+        button = document.createElement("button");
+        button.type = "button";
+        button.className = "sort";
+        button.setAttribute("aria-label", "Sort by " + th.textContent.trim());
+        button.textContent = "↕";
+        th.appendChild(button);
+      }
+      function activate() {
         var cur = th.getAttribute("aria-sort");
         var numeric = th.getAttribute("data-type") === "num";
         var dir = cur === "descending" ? "asc" : cur === "ascending" ? "desc" : (numeric ? "desc" : "asc");
@@ -83,10 +105,7 @@
           saveParams(p);
         }
       }
-      th.addEventListener("click", activate);
-      th.addEventListener("keydown", function (ev) {
-        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); activate(ev); }
-      });
+      button.addEventListener("click", activate);
     });
     if (withURL) {
       var p = params();
@@ -146,6 +165,7 @@
       var all = Array.prototype.every.call(boxes, function (b) { return b.checked; });
       if (all) p.delete("s");
       else if (!p.has("s")) p.append("s", "");
+      compareExtra(p);
     }
     saveParams(p);
   }
@@ -173,7 +193,8 @@
       if (weights && r.getAttribute("data-open-weights") !== (weights === "open" ? "yes" : "no")) ok = false;
       if (checked && r.getAttribute("data-checked") !== "yes") ok = false;
       if (tags.length) {
-        var have = (r.getAttribute("data-tags") || "").split("|");
+        var have = [];
+        try { have = JSON.parse(r.getAttribute("data-tags") || "[]"); } catch (e) { /* no tags */ }
         tags.forEach(function (t) { if (have.indexOf(t) < 0) ok = false; });
       }
       r.hidden = !ok;
@@ -213,48 +234,160 @@
     return hint;
   }
 
+  // The compare view draws its table from the data the page embeds, a
+  // page of rows at a time: a split can have thousands of instances and
+  // dozens of systems, too many cells for the browser to lay out at once.
+  var PAGE_ROWS = 100;
+  var cmp = null;
+  function compareState() {
+    if (cmp) return cmp;
+    var el = document.getElementById("compare-data");
+    var p = params();
+    cmp = {
+      data: JSON.parse(el.textContent),
+      page: Math.max(0, (parseInt(p.get("page"), 10) || 1) - 1),
+      key: p.get("sort") || "",
+      dir: p.get("dir") === "desc" ? "desc" : "asc",
+      rerun: null
+    };
+    cmp.bySlug = {};
+    cmp.data.systems.forEach(function (s, i) { cmp.bySlug[s.slug] = i; });
+    return cmp;
+  }
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function compareHeader(c, key, label, numeric) {
+    var th = el("th", { scope: "col", "data-key": key });
+    if (numeric) th.setAttribute("data-type", "num");
+    if (c.key === key) th.setAttribute("aria-sort", c.dir === "asc" ? "ascending" : "descending");
+    var b = el("button", { type: "button" }, label);
+    b.addEventListener("click", function () {
+      c.dir = c.key === key && c.dir === (numeric ? "desc" : "asc") ? (numeric ? "asc" : "desc") : (numeric ? "desc" : "asc");
+      c.key = key;
+      c.page = 0;
+      if (c.rerun) c.rerun();
+    });
+    th.appendChild(b);
+    return th;
+  }
+
   function applyCompare(form, table) {
-    var chosen = checkedValues(form, "s");
+    var c = compareState(), d = c.data;
+    var chosen = checkedValues(form, "s").map(function (slug) { return c.bySlug[slug]; })
+      .filter(function (i) { return i !== undefined; });
     var diffOnly = checkedValues(form, "diff").length > 0;
     var hint = compareHint(form);
     var wrap = table.closest(".table-wrap") || table;
+    var pager = document.querySelector(".pager");
     hint.hidden = chosen.length >= 2;
     if (chosen.length === 0) {
       hint.textContent = "No system chosen. Choose two or more systems above to compare them instance by instance.";
     } else if (chosen.length === 1) {
       hint.textContent = "Only one system chosen. Choose two or more systems to compare them instance by instance.";
     }
-    // With no system chosen the table would be only instance names: the
-    // message replaces it.
     wrap.hidden = chosen.length === 0;
-    // The columns of the chosen systems, by their headers.
-    var cols = [], ths = table.tHead.rows[0].cells;
-    for (var i = 0; i < ths.length; i++) {
-      var key = ths[i].getAttribute("data-system");
-      if (key === null) continue;
-      ths[i].hidden = chosen.indexOf(key) < 0;
-      cols.push([i, !ths[i].hidden]);
+    var n = d.ids.length, rows = [];
+    for (var i = 0; i < n; i++) {
+      if (diffOnly) {
+        var first = null, differ = false;
+        for (var k = 0; k < chosen.length; k++) {
+          var y = d.outcomes[chosen[k]].charAt(i) === "y";
+          if (first === null) first = y; else if (y !== first) { differ = true; break; }
+        }
+        if (!differ) continue;
+      }
+      rows.push(i);
     }
-    var shown = 0, rows = table.tBodies[0].rows;
-    Array.prototype.forEach.call(rows, function (r) {
-      var seen = {};
-      cols.forEach(function (col) {
-        var c = r.cells[col[0]];
-        if (!c) return;
-        c.hidden = !col[1];
-        if (col[1]) seen[c.classList.contains("yes") ? "y" : "n"] = true;
-      });
-      var ok = !diffOnly || Object.keys(seen).length > 1;
-      r.hidden = !ok;
-      if (ok) shown++;
+    // Sorting: by instance, repository, level or a system's outcome
+    // (resolved, then not resolved, then no prediction).
+    var rank = { y: 2, n: 1, ".": 0 };
+    if (c.key) {
+      var sys = c.key.indexOf("s:") === 0 ? c.bySlug[c.key.slice(2)] : undefined;
+      var val = c.key === "id" ? function (i) { return d.ids[i]; }
+        : c.key === "repo" ? function (i) { return d.repos[d.repo[i]]; }
+        : c.key === "level" ? function (i) { return d.level[i]; }
+        : sys !== undefined ? function (i) { return rank[d.outcomes[sys].charAt(i)]; } : null;
+      if (val) {
+        rows.sort(function (a, b) {
+          var x = val(a), z = val(b);
+          var r = x < z ? -1 : x > z ? 1 : a - b;
+          return c.dir === "desc" ? -r : r;
+        });
+      }
+    }
+    var pages = Math.max(1, Math.ceil(rows.length / PAGE_ROWS));
+    if (c.page >= pages) c.page = pages - 1;
+    var from = c.page * PAGE_ROWS, to = Math.min(rows.length, from + PAGE_ROWS);
+
+    var head = el("tr");
+    head.appendChild(compareHeader(c, "id", "Instance", false));
+    head.appendChild(compareHeader(c, "repo", "Repository", false));
+    head.appendChild(compareHeader(c, "level", "Level", true));
+    chosen.forEach(function (k) {
+      var s = d.systems[k];
+      var th = compareHeader(c, "s:" + s.slug, "", true);
+      th.setAttribute("data-system", s.slug);
+      var b = th.querySelector("button");
+      b.setAttribute("aria-label", "Sort by " + s.name);
+      b.className = "sort";
+      b.textContent = "↕";
+      var a = el("a", { href: s.url }, s.name);
+      th.insertBefore(a, b);
+      th.insertBefore(el("span", { "class": "sub" }, s.resolved + " resolved"), b);
+      head.appendChild(th);
     });
-    return [wrap.hidden ? 0 : shown, rows.length];
+    var thead = el("thead");
+    thead.appendChild(head);
+    var body = el("tbody");
+    var marks = { y: ["yes", "✓"], n: ["no", "✗"], ".": ["none", "·"] };
+    for (var r = from; r < to; r++) {
+      var i = rows[r];
+      var tr = el("tr");
+      var th = el("th", { scope: "row" });
+      th.appendChild(el("a", { href: d.base + d.ids[i] + "/" }, d.ids[i]));
+      tr.appendChild(th);
+      tr.appendChild(el("td", {}, d.repos[d.repo[i]]));
+      tr.appendChild(el("td", { "class": "num" }, "L" + d.level[i]));
+      chosen.forEach(function (k) {
+        var m = marks[d.outcomes[k].charAt(i)] || marks["."];
+        tr.appendChild(el("td", { "class": "cmp " + m[0] }, m[1]));
+      });
+      body.appendChild(tr);
+    }
+    if (table.tHead) table.removeChild(table.tHead);
+    while (table.tBodies.length) table.removeChild(table.tBodies[0]);
+    table.appendChild(thead);
+    table.appendChild(body);
+    if (pager) {
+      pager.hidden = wrap.hidden || rows.length <= PAGE_ROWS;
+      pager.querySelector(".pager-state").textContent = rows.length
+        ? "Instances " + (from + 1) + "–" + to + " of " + rows.length + " (page " + (c.page + 1) + " of " + pages + ")"
+        : "No instances";
+      pager.querySelector('[data-page="prev"]').disabled = c.page === 0;
+      pager.querySelector('[data-page="next"]').disabled = c.page >= pages - 1;
+    }
+    return [wrap.hidden ? 0 : rows.length, n];
+  }
+
+  // compareExtra writes the compare view's page and sort into the URL.
+  function compareExtra(p) {
+    if (!cmp) return;
+    p.delete("page"); p.delete("sort"); p.delete("dir");
+    if (cmp.page > 0) p.set("page", String(cmp.page + 1));
+    if (cmp.key) { p.set("sort", cmp.key); p.set("dir", cmp.dir); }
   }
 
   function initFilter(form) {
     var id = form.getAttribute("data-board") || form.getAttribute("data-index") || form.getAttribute("data-compare");
     var table = document.getElementById(id);
     if (!table) return;
+    var isCompare = form.hasAttribute("data-compare");
     var apply = form.hasAttribute("data-board") ? applyBoard : form.hasAttribute("data-index") ? applyIndex : applyCompare;
     var out = form.querySelector("output");
     function run(save) {
@@ -263,16 +396,37 @@
       if (save) writeState(form);
     }
     formState(form);
-    form.addEventListener("input", function () { run(true); });
-    form.addEventListener("change", function () { run(true); });
+    function changed() {
+      if (isCompare) compareState().page = 0;
+      run(true);
+    }
+    form.addEventListener("input", changed);
+    form.addEventListener("change", changed);
     form.addEventListener("submit", function (ev) { ev.preventDefault(); });
-    initSortable(table, true);
+    if (isCompare) {
+      var c = compareState();
+      c.rerun = function () { run(true); };
+      document.querySelectorAll(".pager button").forEach(function (b) {
+        b.addEventListener("click", function () {
+          c.page += b.getAttribute("data-page") === "next" ? 1 : -1;
+          if (c.page < 0) c.page = 0;
+          run(true);
+        });
+      });
+    } else {
+      initSortable(table, true);
+    }
     table.setAttribute("data-url-state", "1");
     run(false);
+    // Marks when the first view is ready (the compare view's benchmark reads it).
+    if (window.performance && performance.mark) performance.mark("filters-ready");
   }
 
   // ---- charts --------------------------------------------------------------
   var charts = [];
+  // The chart's box is hidden and its data table open until the chart has
+  // drawn: without script, or when the chart library failed to load, the
+  // reader still has the figures.
   function drawCharts() {
     if (!window.echarts) return;
     charts.forEach(function (c) { c.dispose(); });
@@ -283,10 +437,32 @@
       var options = JSON.parse(src.textContent);
       options.backgroundColor = "transparent";
       el.removeAttribute("data-drawn");
+      el.hidden = false;
       var chart = window.echarts.init(el, isDark() ? "dark" : null, { renderer: "canvas" });
-      chart.on("finished", function () { el.setAttribute("data-drawn", "1"); });
+      chart.on("finished", function () {
+        if (el.hasAttribute("data-drawn")) return;
+        el.setAttribute("data-drawn", "1");
+        var data = el.parentNode.querySelector("details.chart-data");
+        if (data) data.open = false;
+      });
       chart.setOption(options);
       charts.push(chart);
+    });
+  }
+
+  // Copy buttons (the citation's BibTeX): shown only where the clipboard
+  // can be written.
+  function initCopy() {
+    document.querySelectorAll("button[data-copy]").forEach(function (b) {
+      var src = document.getElementById(b.getAttribute("data-copy"));
+      if (!src || !navigator.clipboard) return;
+      b.hidden = false;
+      b.addEventListener("click", function () {
+        navigator.clipboard.writeText(src.textContent).then(function () {
+          b.textContent = "Copied";
+          setTimeout(function () { b.textContent = "Copy BibTeX"; }, 2000);
+        }, function () { b.textContent = "Select the text to copy"; });
+      });
     });
   }
 
@@ -295,15 +471,22 @@
     document.querySelectorAll("table[data-sortable]").forEach(function (t) {
       if (!t.hasAttribute("data-url-state")) initSortable(t, false);
     });
-    var toggle = document.getElementById("theme-toggle");
-    if (toggle) {
-      toggle.addEventListener("click", function () {
-        var next = isDark() ? "light" : "dark";
-        root.setAttribute("data-theme", next);
-        try { localStorage.setItem("featbench-theme", next); } catch (e) { /* private mode */ }
+    var select = document.getElementById("theme-select");
+    if (select) {
+      var t = storedTheme();
+      select.value = t === "dark" || t === "light" ? t : "system";
+      select.closest(".theme-choice").hidden = false;
+      select.addEventListener("change", function () {
+        setTheme(select.value);
         drawCharts();
       });
     }
+    if (window.matchMedia) {
+      // Following the system: redraw the charts when it changes.
+      var mq = window.matchMedia("(prefers-color-scheme: dark)");
+      if (mq.addEventListener) mq.addEventListener("change", function () { if (!root.getAttribute("data-theme")) drawCharts(); });
+    }
+    initCopy();
     drawCharts();
     window.addEventListener("resize", function () { charts.forEach(function (c) { c.resize(); }); });
   }

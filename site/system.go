@@ -1,0 +1,151 @@
+package site
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/metrics"
+	"github.com/featbench/featbench/templates"
+)
+
+// systemPage is one system on a dataset version: who it is, its figures on
+// each split (with the number of instances each mean is taken over), its
+// per-repository breakdown, its failure modes and its result on every
+// instance.
+func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Component {
+	// The newest submission describes the system (loading checked that
+	// the submissions of one slug agree on who it is).
+	latest := entries[0].sub
+	for _, e := range entries {
+		if e.sub.Date.After(latest.Date) {
+			latest = e.sub
+		}
+	}
+	u := b.m.u
+	s := &templates.SystemPage{
+		Page: b.frame(u.system(ds, latest.Slug), ds, latest.Name+" on "+ds.DisplayName(), "Results of "+latest.Name+" on "+ds.DisplayName()+".",
+			templates.Link{Title: "Home", URL: u.base},
+			templates.Link{Title: ds.DisplayName(), URL: u.dataset(ds)},
+			templates.Link{Title: latest.Name}),
+		Name: latest.Name, Scaffold: latest.Scaffold, Model: latest.Model,
+		Organisations: strings.Join(latest.Organisations, ", "), Orgs: b.m.orgs(latest.Organisations),
+		OpenWeights: latest.OpenWeights, OpenScaffold: latest.OpenScaffold, Reference: latest.Reference,
+		SiteURL: latest.SiteURL, ReportURL: latest.ReportURL, Notes: latest.Notes, Tags: latest.Tags,
+		Dataset: ds.DisplayName(), DatasetURL: u.dataset(ds),
+	}
+	s.Links = submissionLinks(latest, "")
+	var results [][]bench.Result
+	for _, e := range entries {
+		bd := b.m.board(ds, e.sub.Split)
+		r := e.row
+		s.Checked = s.Checked || e.sub.Checked
+		sp := templates.SystemSplit{
+			Split: e.sub.Split, BoardURL: u.board(ds, e.sub.Split), Date: r.Date,
+			Rank: r.Rank, Of: len(bd.ranked()), Resolved: r.Resolved, Passed: r.Passed,
+			TokensIn: r.TokensIn, TokensOut: r.TokensOut, TokensN: r.TokensN, Cost: r.Cost, CostN: r.CostN,
+			Instances:  ds.SplitSize(e.sub.Split),
+			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,
+			Reported: r.Reported, Source: r.Source, Checked: e.sub.Checked,
+		}
+		sp.Links = append(sp.Links, b.fileLinks(e.sub)...)
+		if len(entries) > 1 {
+			sp.Links = append(sp.Links, submissionLinks(e.sub, latest.Folder)...)
+		}
+		s.Splits = append(s.Splits, sp)
+		if e.sub.Split == b.repoSplit(ds) || s.Repos == nil {
+			if t := b.repoScores(e, false); t != nil {
+				s.Repos = t
+			}
+		}
+		results = append(results, e.sub.Results)
+		if e.sub.PerInstance() {
+			s.Outcomes = append(s.Outcomes, b.outcomes(ds, e.sub))
+		}
+	}
+	for _, c := range metrics.FailureModes(results...) {
+		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})
+	}
+	// The default split's table open, or the first.
+	for i := range s.Outcomes {
+		s.Outcomes[i].Open = s.Outcomes[i].Split == b.repoSplit(ds)
+	}
+	if len(s.Outcomes) == 1 {
+		s.Outcomes[0].Open = true
+	}
+	return templates.SystemPageView(s)
+}
+
+// submissionLinks are the links a submission's metadata gives to what
+// stands behind its figures. A submission whose folder is skip gives
+// none: the system's own links show them once.
+func submissionLinks(s *bench.Submission, skip string) []templates.Link {
+	if s.Folder == skip {
+		return nil
+	}
+	var out []templates.Link
+	for _, l := range []struct{ title, url string }{
+		{"logs", s.LogsURL}, {"trajectories", s.TrajectoriesURL}, {"predictions", s.PredictionsURL},
+	} {
+		if l.url != "" {
+			out = append(out, templates.Link{Title: l.title, URL: l.url})
+		}
+	}
+	return out
+}
+
+// outcomes is a submission's result on every instance of its split, in
+// the dataset's order; an instance without a result is listed as such.
+func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.OutcomeTable {
+	t := templates.OutcomeTable{Split: s.Split}
+	ins := ds.SplitInstances(s.Split)
+	t.Rows = make([]templates.Outcome, 0, len(ins))
+	for _, in := range ins {
+		o := templates.Outcome{ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level}
+		if r := s.ResultOf(in); r == nil {
+			o.NoPrediction = true
+		} else {
+			// Thousands of rows on dozens of pages: no fmt here.
+			o.Resolved, o.Applied = r.Resolved, r.PatchApplied
+			o.F2P = strconv.Itoa(len(r.F2PPassed)) + "/" + strconv.Itoa(len(in.FailToPass))
+			o.P2P = strconv.Itoa(len(r.P2PPassed)) + "/" + strconv.Itoa(len(in.PassToPass))
+			o.Failures = strings.Join(r.FailureModes, ", ")
+		}
+		t.Rows = append(t.Rows, o)
+	}
+	return t
+}
+
+// fileTitles name a submission's published files on its system page.
+var fileTitles = map[string]string{
+	bench.PredictionsFile:  "predictions",
+	bench.LogsFile:         "test logs",
+	bench.TrajectoriesFile: "trajectories",
+}
+
+// fileLinks are the files a submission folder holds beside its results
+// (predictions, logs, trajectories), published with the site.
+func (b *builder) fileLinks(s *bench.Submission) []templates.Link {
+	var out []templates.Link
+	for _, f := range s.Files {
+		title := fileTitles[f.Name]
+		if title == "" {
+			continue
+		}
+		out = append(out, templates.Link{Title: title + " (" + humanBytes(f.Size) + ")", URL: b.m.u.file(s, f.Name)})
+	}
+	return out
+}
+
+// humanBytes is a file size as people read it.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 0, 64) + " kB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
