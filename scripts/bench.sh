@@ -94,8 +94,9 @@ measure() {
 	cat "$work/warm-up.txt" >&2
 	exit 1
 }
-# A full build starts with no output folder (the build state lives in it).
-# The previous output is moved aside, not deleted, and removed at the end:
+# A full build starts with no output folder and no build state (both the
+# state and the previous site kept for reuse live in .cache/build). They
+# are moved aside, not deleted, and removed at the end:
 # this machine's ext4 has no journal, and without one ext4 avoids reusing
 # an inode freed in the last minute (five while its inode table block is
 # unwritten), scanning past each such inode for every file it creates.
@@ -105,6 +106,9 @@ aside=0
 fresh_output() {
 	aside=$((aside + 1))
 	mv "$root/public" "$work/old-output-$aside"
+	if [ -d "$root/.cache/build" ]; then
+		mv "$root/.cache/build" "$work/old-state-$aside"
+	fi
 }
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$runs"); do
