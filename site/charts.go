@@ -90,7 +90,9 @@ func scatterWith(xName, yName, xType, right string) *charts.Scatter {
 	return sc
 }
 
-func barBase(xName, yName string, categories []string, counts bool) *charts.Bar {
+// barBase leaves the category axis unnamed: its rotated labels would run
+// into the name, and the caption says what the bars are.
+func barBase(yName string, categories []string, counts bool) *charts.Bar {
 	bar := charts.NewBar()
 	y := opts.YAxis{Name: yName, NameLocation: "middle", NameGap: 42}
 	if counts {
@@ -99,8 +101,7 @@ func barBase(xName, yName string, categories []string, counts bool) *charts.Bar 
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "category", NameLocation: "middle", NameGap: 30,
-			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
 		charts.WithYAxisOpts(y),
 		charts.WithGridOpts(opts.Grid{Top: "48", Bottom: "36", Left: "24", Right: "32", ContainLabel: opts.Bool(true)}),
 		charts.WithAnimation(false),
@@ -251,7 +252,7 @@ func (b *builder) failureModes(ds *bench.Dataset) templates.Chart {
 		vals = append(vals, opts.BarData{Value: c.N})
 		ch.Table.Rows = append(ch.Table.Rows, []string{c.Label, strconv.Itoa(c.N)})
 	}
-	bar := barBase("error type", "failing tests", cats, true)
+	bar := barBase("failing tests", cats, true)
 	bar.AddSeries("failures", vals)
 	ch.Options = options(bar)
 	return ch
@@ -288,7 +289,7 @@ func (b *builder) perRepo(ds *bench.Dataset) templates.Chart {
 		l2 = append(l2, opts.BarData{Value: count[r][1]})
 		ch.Table.Rows = append(ch.Table.Rows, []string{r, strconv.Itoa(count[r][0]), strconv.Itoa(count[r][1])})
 	}
-	bar := barBase("repository", "instances", repos, true)
+	bar := barBase("instances", repos, true)
 	bar.AddSeries("L1", l1, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
 	bar.AddSeries("L2", l2, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
 	ch.Options = options(bar)
@@ -441,7 +442,7 @@ func (b *builder) levelChart(bd *board, section string, passed bool) templates.C
 		ch.Table = templates.ChartTable{}
 		return ch
 	}
-	bar := barBase("system", yName, cats, false)
+	bar := barBase(yName, cats, false)
 	bar.AddSeries("L1", l1)
 	bar.AddSeries("L2", l2)
 	ch.Options = options(bar)
