@@ -22,10 +22,60 @@ type Manifest struct {
 	SourceURL   string    `toml:"source_url"`
 	// RankBy is the figure leaderboards rank by: "resolved" (the
 	// default) or "passed", as FeatureBench's own leaderboard does.
-	RankBy   string       `toml:"rank_by"`
+	RankBy string `toml:"rank_by"`
+	// Layout says how an instance relates to its repository's source, and
+	// so how cmd/eval rebuilds its starting point: LayoutComplete (the
+	// default) or LayoutMasked.
+	Layout string `toml:"layout"`
+	// Level2 says how level 2 instances are evaluated: Level2AgentCode
+	// (the default, FeatureBench's from-scratch setting) or Level2InRepo.
+	Level2   string       `toml:"level2"`
 	Citation *Citation    `toml:"citation"`
 	Repos    []Repository `toml:"repositories"`
 	Splits   []Split      `toml:"splits"`
+}
+
+// Layouts of a dataset: what a repository's source holds and what an
+// instance's patch means.
+const (
+	// LayoutComplete: the source is the complete project; an instance's
+	// starting point (its base) is the source with its test_patch and its
+	// patch reverse-applied, and patch is the gold solution. cmd/collect
+	// writes this layout.
+	LayoutComplete = "complete"
+	// LayoutMasked: FeatureBench's published layout. The source is the
+	// complete project; patch is the masking diff that removes the feature
+	// (applied to reach the starting point), and a level 1 test_patch
+	// deletes the fail-to-pass test files (reverse-applied to grade).
+	LayoutMasked = "masked"
+)
+
+// Settings of level 2 instances.
+const (
+	// Level2AgentCode: the agent builds the feature from an empty folder;
+	// its code is installed as the package agent_code, the repository is
+	// restored, and the level 2 test patch makes the tests import from
+	// agent_code (FeatureBench).
+	Level2AgentCode = "agent_code"
+	// Level2InRepo: a level 2 instance is a whole module built from
+	// scratch inside the repository, evaluated as level 1 is.
+	Level2InRepo = "in_repo"
+)
+
+// LayoutOrDefault is Layout with its default filled in.
+func (m *Manifest) LayoutOrDefault() string {
+	if m.Layout == "" {
+		return LayoutComplete
+	}
+	return m.Layout
+}
+
+// Level2OrDefault is Level2 with its default filled in.
+func (m *Manifest) Level2OrDefault() string {
+	if m.Level2 == "" {
+		return Level2AgentCode
+	}
+	return m.Level2
 }
 
 // Rank figures a dataset may rank its leaderboards by.
@@ -75,6 +125,30 @@ type Repository struct {
 	URL      string     `toml:"url"`
 	License  string     `toml:"license"`
 	Reported *RepoStats `toml:"reported"`
+	// Source and Environment say where the repository's code comes from
+	// and how it is installed, so that cmd/eval can rebuild the
+	// environment offline; cmd/collect writes the same fields.
+	Source      *Source      `toml:"source"`
+	Environment *Environment `toml:"environment"`
+}
+
+// Source is where a repository's code comes from: a folder of the project
+// (Path, relative to the project root) or a git repository (Git, a URL or
+// a path, at Commit).
+type Source struct {
+	Path   string `toml:"path"`
+	Git    string `toml:"git"`
+	Commit string `toml:"commit"`
+}
+
+// Environment is how a repository is installed in its image. Commands run
+// in the repository's folder without network, as root, with Debian's
+// python3; Packages are extra Debian packages of the base image.
+type Environment struct {
+	Python     string   `toml:"python"` // informational, e.g. "3.11"
+	Packages   []string `toml:"packages"`
+	PreInstall []string `toml:"pre_install"`
+	Install    []string `toml:"install"`
 }
 
 // RepoStats are published per-repository averages of the gold solution.

@@ -56,6 +56,14 @@ const (
 	maxFigureText    = 32  // a figure as written, e.g. "26.30" or "2.6M"
 	maxURL           = 2_000
 	maxAttempts      = 100
+	maxDuration      = 1_000_000 // seconds an evaluation took, in a result
+
+	// A repository's source and environment in dataset.toml.
+	maxSourcePath = 500
+	maxCommands   = 50
+	maxCommand    = 2_000
+	maxPackages   = 200
+	maxPackage    = 100
 
 	// dataset.toml, in characters.
 	maxTitle            = 200

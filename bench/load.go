@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -43,6 +44,27 @@ func (d *Data) SubmissionsFor(ds *Dataset, split string) []*Submission {
 		}
 	}
 	return out
+}
+
+// gitCommit is a commit id; debianPackage a Debian package name.
+var (
+	gitCommit     = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+	debianPackage = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
+)
+
+// checkSourcePath says why a repository's source folder is unacceptable:
+// it must be a clean path relative to the project root, inside it.
+func checkSourcePath(p string) string {
+	if msg := checkText(p, maxSourcePath, oneLine); msg != "" {
+		return msg
+	}
+	switch {
+	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || filepath.IsAbs(p):
+		return fmt.Sprintf("%s is not a path relative to the project root", quote(p))
+	case path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "-"):
+		return fmt.Sprintf("%s must be a clean path inside the project (no . or .. parts, no trailing /)", quote(p))
+	}
+	return ""
 }
 
 // safeName is what a name that becomes a path or URL segment may look like.
@@ -311,6 +333,12 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 	if m.RankBy != "" && m.RankBy != RankResolved && m.RankBy != RankPassed {
 		bad("rank_by", "is %s; want %q or %q", quote(m.RankBy), RankResolved, RankPassed)
 	}
+	if m.Layout != "" && m.Layout != LayoutComplete && m.Layout != LayoutMasked {
+		bad("layout", "is %s; want %q (the source is the complete project, patch the gold solution) or %q (FeatureBench: patch is the masking diff)", quote(m.Layout), LayoutComplete, LayoutMasked)
+	}
+	if m.Level2 != "" && m.Level2 != Level2AgentCode && m.Level2 != Level2InRepo {
+		bad("level2", "is %s; want %q or %q", quote(m.Level2), Level2AgentCode, Level2InRepo)
+	}
 	if c := m.Citation; c != nil {
 		switch {
 		case c.Key == "":
@@ -363,6 +391,54 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 		repos[r.Name] = true
 		urlField(field+".url", r.URL)
 		text(field+".license", r.License, maxLicense, oneLine)
+		if src := r.Source; src != nil {
+			switch {
+			case (src.Path == "") == (src.Git == ""):
+				bad(field+".source", "gives %s; want either path (a folder of the project) or git (a repository, with commit)",
+					map[bool]string{true: "both path and git", false: "neither path nor git"}[src.Path != ""])
+			case src.Path != "":
+				if msg := checkSourcePath(src.Path); msg != "" {
+					bad(field+".source.path", "%s", msg)
+				}
+				if src.Commit != "" {
+					bad(field+".source.commit", "is given with path; a commit belongs to a git source")
+				}
+			default:
+				text(field+".source.git", src.Git, maxURL, oneLine)
+				if strings.HasPrefix(src.Git, "-") {
+					bad(field+".source.git", "may not start with '-'")
+				}
+				if !gitCommit.MatchString(src.Commit) {
+					bad(field+".source.commit", "is %s; want the commit's full or abbreviated hex id", quote(src.Commit))
+				}
+			}
+		}
+		if env := r.Environment; env != nil {
+			text(field+".environment.python", env.Python, 20, oneLine)
+			if len(env.Packages) > maxPackages {
+				bad(field+".environment.packages", "lists %d; at most %d", len(env.Packages), maxPackages)
+			}
+			for j, p := range env.Packages {
+				if !debianPackage.MatchString(p) || len(p) > maxPackage {
+					bad(fmt.Sprintf("%s.environment.packages[%d]", field, j), "%s is not a Debian package name", quote(p))
+				}
+			}
+			for _, c := range []struct {
+				key  string
+				cmds []string
+			}{{"pre_install", env.PreInstall}, {"install", env.Install}} {
+				if len(c.cmds) > maxCommands {
+					bad(field+".environment."+c.key, "lists %d commands; at most %d", len(c.cmds), maxCommands)
+				}
+				for j, cmd := range c.cmds {
+					f := fmt.Sprintf("%s.environment.%s[%d]", field, c.key, j)
+					if strings.TrimSpace(cmd) == "" {
+						bad(f, "is empty")
+					}
+					text(f, cmd, maxCommand, oneLine)
+				}
+			}
+		}
 		if st := r.Reported; st != nil {
 			text(field+".reported.source", st.Source, maxSource, oneLine)
 			for _, f := range []struct {

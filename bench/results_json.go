@@ -113,13 +113,13 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return errDecline
 	}
-	var seen uint16 // one bit per known name
+	var seen uint32 // one bit per known name
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadValue()
 		if err != nil {
 			return err
 		}
-		var bit uint16
+		var bit uint32
 		switch string(name) { // quoted, as in the file; no allocation
 		case `"instance_id"`:
 			bit = 1 << 0
@@ -162,6 +162,25 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 		case `"cost"`:
 			bit = 1 << 12
 			res.Cost, err = readOptFloat(dec, sl)
+		case `"apply_method"`:
+			bit = 1 << 13
+			res.ApplyMethod, err = readString(dec, internMethod)
+		case `"file_recall"`:
+			bit = 1 << 14
+			res.FileRecall, err = readOptFloat(dec, sl)
+		case `"duration"`:
+			bit = 1 << 15
+			res.Duration, err = readOptFloat(dec, sl)
+		case `"attempts"`:
+			bit = 1 << 16
+			var n int64
+			n, err = readInt(dec, strconv.IntSize)
+			res.Attempts = int(n)
+		case `"attempts_resolved"`:
+			bit = 1 << 17
+			var n int64
+			n, err = readInt(dec, strconv.IntSize)
+			res.AttemptsResolved = int(n)
 		default:
 			return errDecline
 		}
@@ -175,6 +194,16 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 	}
 	_, err := dec.ReadToken() // '}'
 	return err
+}
+
+// internMethod shares the few apply methods' strings between results.
+func internMethod(b []byte) string {
+	for _, m := range ApplyMethods {
+		if string(b) == m {
+			return m
+		}
+	}
+	return ""
 }
 
 func readValue(dec *jsontext.Decoder, kind jsontext.Kind) (jsontext.Value, error) {

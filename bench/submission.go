@@ -77,6 +77,12 @@ type Result struct {
 	TokensOut    *int64   `json:"tokens_out,omitempty"`
 	Cost         *float64 `json:"cost,omitempty"`
 	FailureModes []string `json:"failure_modes,omitempty"`
+	// What cmd/eval adds; older files leave them out.
+	ApplyMethod      string   `json:"apply_method,omitempty"`      // how the patch applied: ApplyMethods
+	FileRecall       *float64 `json:"file_recall,omitempty"`       // share of the gold patch's files the prediction touched
+	Duration         *float64 `json:"duration,omitempty"`          // seconds the evaluation took
+	Attempts         int      `json:"attempts,omitempty"`          // attempts evaluated (pass@k); 0 or 1 for one
+	AttemptsResolved int      `json:"attempts_resolved,omitempty"` // of them, how many resolved
 	// Dataset, when given, is "name/version" and must match the folder.
 	Dataset string `json:"dataset,omitempty"`
 
@@ -84,6 +90,10 @@ type Result struct {
 	// inst is the instance the result was checked against when loaded.
 	inst *Instance
 }
+
+// ApplyMethods are how cmd/eval applies a prediction, tried in this order:
+// the first that works is recorded in a result's apply_method.
+var ApplyMethods = []string{"git apply", "git apply --3way", "patch"}
 
 // Submission is one system's entry on one split of one dataset version.
 type Submission struct {

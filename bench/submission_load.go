@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -393,6 +394,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 	if res.FilesChanged < 0 {
 		ps.add(path, line, "files_changed", "is %d; it cannot be negative", res.FilesChanged)
 	}
+	ps = checkEvalFields(path, line, res, ps)
 	for _, v := range []struct {
 		field string
 		p     *int64
@@ -541,4 +543,47 @@ func quoteField(s string) string {
 		return s
 	}
 	return quote(s)
+}
+
+// checkEvalFields checks the fields cmd/eval adds to a result.
+func checkEvalFields(path string, line int, res *Result, ps Problems) Problems {
+	if m := res.ApplyMethod; m != "" {
+		known := false
+		for _, k := range ApplyMethods {
+			known = known || m == k
+		}
+		switch {
+		case !known:
+			ps.add(path, line, "apply_method", "is %s; want one of %s", quote(m), strings.Join(quoteAll(ApplyMethods), ", "))
+		case !res.PatchApplied:
+			ps.add(path, line, "apply_method", "is %s but patch_applied is false", quote(m))
+		}
+	}
+	if res.FileRecall != nil {
+		if msg := checkRange(*res.FileRecall, 0, 1); msg != "" {
+			ps.add(path, line, "file_recall", "is %s; %s", num(*res.FileRecall), msg)
+		}
+	}
+	if res.Duration != nil {
+		if msg := checkRange(*res.Duration, 0, maxDuration); msg != "" {
+			ps.add(path, line, "duration", "is %s; %s", num(*res.Duration), msg)
+		}
+	}
+	switch {
+	case res.Attempts < 0 || res.Attempts > maxAttempts:
+		ps.add(path, line, "attempts", "is %d; want 1 to %d", res.Attempts, maxAttempts)
+	case res.AttemptsResolved < 0 || res.AttemptsResolved > max(res.Attempts, 1):
+		ps.add(path, line, "attempts_resolved", "is %d but %d attempts were evaluated", res.AttemptsResolved, max(res.Attempts, 1))
+	case res.Attempts > 1 && res.Resolved != (res.AttemptsResolved > 0):
+		ps.add(path, line, "attempts_resolved", "is %d but resolved is %t: a result is resolved when any attempt was", res.AttemptsResolved, res.Resolved)
+	}
+	return ps
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }

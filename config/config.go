@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/BurntSushi/toml"
@@ -25,7 +28,22 @@ const FileName = "featbench.toml"
 type Config struct {
 	Site    Site           `toml:"site"`
 	Collect map[string]any `toml:"collect"` // reserved for the collect command
-	Eval    map[string]any `toml:"eval"`    // reserved for the eval command
+	Eval    Eval           `toml:"eval"`
+}
+
+// Eval configures cmd/eval: where the Docker engine is, how many instances
+// run at once, how long a run may take and what a container may use.
+type Eval struct {
+	DockerHost      string  `toml:"docker_host"`       // "" for $DOCKER_HOST, else the default socket
+	Workers         int     `toml:"workers"`           // instances evaluated at once
+	TestFileTimeout string  `toml:"test_file_timeout"` // one test file's pytest run, e.g. "10m"
+	TestTimeout     string  `toml:"test_timeout"`      // one test (pytest-timeout); "0" for none
+	InstanceTimeout string  `toml:"instance_timeout"`  // one instance and attempt, everything included
+	Memory          string  `toml:"memory"`            // a container's memory, e.g. "4g"
+	CPUs            float64 `toml:"cpus"`              // a container's CPUs, e.g. 1.5
+	Pids            int     `toml:"pids"`              // a container's processes and threads
+	ImagePrefix     string  `toml:"image_prefix"`      // names of the images eval builds: <prefix>/base, <prefix>/env-<repo>
+	Runs            string  `toml:"runs"`              // the folder runs are written to, relative to the project root
 }
 
 // Site configures cmd/build.
@@ -63,6 +81,16 @@ func Default() Config {
 		Output:       "public",
 		Data:         "data",
 		DefaultSplit: "full",
+	}, Eval: Eval{
+		Workers:         1,
+		TestFileTimeout: "10m",
+		TestTimeout:     "0",
+		InstanceTimeout: "30m",
+		Memory:          "4g",
+		CPUs:            1,
+		Pids:            1024,
+		ImagePrefix:     "featbench",
+		Runs:            "runs",
 	}}
 }
 
@@ -229,6 +257,22 @@ func (c *checker) fill(key string, v any, dst reflect.Value) {
 			return
 		}
 		dst.SetString(s)
+	case reflect.Int:
+		n, ok := v.(int64)
+		if !ok {
+			c.add(key, "must be an integer, not %s", tomlType(v))
+			return
+		}
+		dst.SetInt(n)
+	case reflect.Float64:
+		switch n := v.(type) {
+		case float64:
+			dst.SetFloat(n)
+		case int64:
+			dst.SetFloat(float64(n))
+		default:
+			c.add(key, "must be a number, not %s", tomlType(v))
+		}
 	default:
 		c.add(key, "cannot be read into %s", dst.Type())
 	}
@@ -497,6 +541,7 @@ func (c *checker) validate(cfg *Config, root string) {
 		}
 	}
 	c.checkFolders(s, root)
+	c.checkEval(&cfg.Eval)
 	for i, b := range s.Badges {
 		if err := checkLink(b.URL); err != nil {
 			c.add(fmt.Sprintf("site.badges[%d].url", i), "%v", err)
@@ -507,6 +552,70 @@ func (c *checker) validate(cfg *Config, root string) {
 			c.add(fmt.Sprintf("site.links[%d].url", i), "%v", err)
 		}
 	}
+}
+
+// checkEval checks the [eval] table's values.
+func (c *checker) checkEval(e *Eval) {
+	if e.Workers < 1 || e.Workers > 256 {
+		c.add("eval.workers", "is %d; want 1 to 256", e.Workers)
+	}
+	for _, d := range []struct {
+		key, v string
+		zero   bool // "0" allowed: no limit
+	}{{"eval.test_file_timeout", e.TestFileTimeout, false}, {"eval.test_timeout", e.TestTimeout, true}, {"eval.instance_timeout", e.InstanceTimeout, false}} {
+		t, err := time.ParseDuration(d.v)
+		switch {
+		case err != nil:
+			c.add(d.key, "%q is not a duration such as \"90s\" or \"10m\"", d.v)
+		case t < 0 || (t == 0 && !d.zero):
+			c.add(d.key, "is %s; want a positive duration", d.v)
+		}
+	}
+	if _, err := ParseBytes(e.Memory); err != nil {
+		c.add("eval.memory", "%v", err)
+	}
+	if e.CPUs <= 0 || e.CPUs > 256 || math.IsNaN(e.CPUs) {
+		c.add("eval.cpus", "is %v; want more than 0 and at most 256", e.CPUs)
+	}
+	if e.Pids < 16 || e.Pids > 1<<20 {
+		c.add("eval.pids", "is %d; want 16 to %d", e.Pids, 1<<20)
+	}
+	if !imagePrefix.MatchString(e.ImagePrefix) {
+		c.add("eval.image_prefix", "%q is not an image name prefix (lower-case letters, digits, '.', '_', '-', '/')", e.ImagePrefix)
+	}
+	if e.Runs == "" || checkChars(e.Runs) != nil {
+		c.add("eval.runs", "%q is not a folder name", e.Runs)
+	}
+}
+
+var imagePrefix = regexp.MustCompile(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
+
+// ParseBytes reads a memory size: a number of bytes with an optional k, m
+// or g suffix (powers of 1024), as docker run --memory does. At least 16m.
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"k": 1 << 10, "m": 1 << 20, "g": 1 << 30} {
+		if strings.HasSuffix(t, suffix) {
+			t, mult = strings.TrimSuffix(t, suffix), m
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<50)/mult {
+		return 0, fmt.Errorf("%q is not a memory size such as \"4g\" or \"512m\"", s)
+	}
+	if n*mult < 16<<20 {
+		return 0, fmt.Errorf("%q is less than 16m, too little for Python and pytest", s)
+	}
+	return n * mult, nil
+}
+
+// Durations of the [eval] table, parsed (checked by Load).
+func (e Eval) Durations() (testFile, test, instance time.Duration) {
+	testFile, _ = time.ParseDuration(e.TestFileTimeout)
+	test, _ = time.ParseDuration(e.TestTimeout)
+	instance, _ = time.ParseDuration(e.InstanceTimeout)
+	return testFile, test, instance
 }
 
 // checkFolders refuses a data or output folder the build would damage or

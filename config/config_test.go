@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/featbench/featbench/config"
 )
@@ -170,12 +171,35 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadReservedTables(t *testing.T) {
-	cfg, err := config.Load(write(t, "[collect]\nanything = 1\n[collect.deep]\nx = \"y\"\n[eval]\nworkers = 4\n"))
+	cfg, err := config.Load(write(t, "[collect]\nanything = 1\n[collect.deep]\nx = \"y\"\n"))
 	if err != nil {
-		t.Fatalf("keys under [collect] and [eval] are reserved, not unknown: %v", err)
+		t.Fatalf("keys under [collect] are reserved, not unknown: %v", err)
 	}
-	if cfg.Collect["anything"] != int64(1) || cfg.Eval["workers"] != int64(4) {
-		t.Errorf("collect = %v, eval = %v", cfg.Collect, cfg.Eval)
+	if cfg.Collect["anything"] != int64(1) {
+		t.Errorf("collect = %v", cfg.Collect)
+	}
+}
+
+func TestLoadEval(t *testing.T) {
+	cfg, err := config.Load(write(t, "[eval]\nworkers = 4\nmemory = \"2g\"\ncpus = 2\ntest_file_timeout = \"90s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Eval
+	testFile, test, instance := e.Durations()
+	if e.Workers != 4 || e.Memory != "2g" || e.CPUs != 2 || testFile != 90*time.Second || test != 0 || instance != 30*time.Minute ||
+		e.Pids != 1024 || e.ImagePrefix != "featbench" || e.Runs != "runs" {
+		t.Errorf("eval = %+v (durations %s %s %s), want the given keys over the defaults", e, testFile, test, instance)
+	}
+	if n, err := config.ParseBytes(e.Memory); err != nil || n != 2<<30 {
+		t.Errorf("ParseBytes(%q) = %d, %v", e.Memory, n, err)
+	}
+	// Every problem of the table at once.
+	_, err = config.Load(write(t, "[eval]\nworkers = 0\nmemory = \"lots\"\ncpus = \"two\"\ntest_timeout = \"-1s\"\ninstance_timeout = \"soon\"\npids = 3\nimage_prefix = \"Bad Prefix\"\nworkres = 2\n"))
+	for _, want := range []string{"eval.workers", "eval.memory", "eval.cpus", "eval.test_timeout", "eval.instance_timeout", "eval.pids", "eval.image_prefix", `did you mean "eval.workers"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not name %s", err, want)
+		}
 	}
 }
 

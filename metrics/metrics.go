@@ -24,6 +24,57 @@ type Score struct {
 	nIn, nOut           int // results that report input, output tokens
 	cost                float64
 	Costs               int // results that report a cost
+
+	// FeatBench's figures (paper 003, section 3.2): instances whose patch
+	// applied, whose every F2P test passed (feature validation), whose
+	// every P2P test passed (regression tests).
+	Applied, FeatureValid, RegressionFree int
+	fileRecall                            float64
+	FileRecalls                           int // results that report file_recall
+
+	// Attempts: evaluated and resolved, summed over the results.
+	attempts, attemptsResolved int
+}
+
+// rate is n over the instances of the set.
+func (s Score) rate(n int) float64 {
+	if s.Instances == 0 {
+		return 0
+	}
+	return float64(n) / float64(s.Instances)
+}
+
+// AppliedRate, FVRate and RTRate are FeatBench's Applied%, FV% and RT%
+// as fractions: shares of all the set's instances (a missing prediction
+// counts as failing each).
+func (s Score) AppliedRate() float64 { return s.rate(s.Applied) }
+
+// FVRate: see AppliedRate.
+func (s Score) FVRate() float64 { return s.rate(s.FeatureValid) }
+
+// RTRate: see AppliedRate.
+func (s Score) RTRate() float64 { return s.rate(s.RegressionFree) }
+
+// FileRate is FeatBench's File%, file-level localisation: the mean over
+// the set's instances of the share of the gold patch's files the
+// prediction touched (a missing prediction or figure counts as 0); ok is
+// false when no result reports it.
+func (s Score) FileRate() (rate float64, ok bool) {
+	if s.FileRecalls == 0 || s.Instances == 0 {
+		return 0, false
+	}
+	return s.fileRecall / float64(s.Instances), true
+}
+
+// MeanResolved is the share of attempts that resolved their instance, over
+// every attempt of every instance of the set (k per instance; a missing
+// prediction counts as k unresolved attempts): pass@1 estimated from k
+// attempts, beside pass@k, which is ResolvedRate.
+func (s Score) MeanResolved(k int) float64 {
+	if s.Instances == 0 || k < 1 {
+		return 0
+	}
+	return float64(s.attemptsResolved) / float64(s.Instances*k)
 }
 
 // ResolvedRate is resolved instances over all instances in the set; a
@@ -130,6 +181,28 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 			s.Costs++
 			s.cost += *r.Cost
 		}
+		if r.PatchApplied {
+			s.Applied++
+			if len(r.F2PPassed) == len(in.FailToPass) && len(r.F2PFailed) == 0 {
+				s.FeatureValid++
+			}
+			if len(r.P2PPassed) == len(in.PassToPass) && len(r.P2PFailed) == 0 {
+				s.RegressionFree++
+			}
+		}
+		if r.FileRecall != nil {
+			s.FileRecalls++
+			s.fileRecall += *r.FileRecall
+		}
+		n, c := r.Attempts, r.AttemptsResolved
+		if n == 0 { // files from before attempts were recorded: one
+			n, c = 1, 0
+			if r.Resolved {
+				c = 1
+			}
+		}
+		s.attempts += n
+		s.attemptsResolved += c
 	}
 	return s
 }

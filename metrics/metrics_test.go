@@ -308,3 +308,47 @@ func TestFailureModes(t *testing.T) {
 		}
 	}
 }
+
+// TestFeatBenchFigures checks Applied%, FV%, RT% and File% (FeatBench,
+// paper 003 section 3.2) and the mean over attempts, worked by hand.
+func TestFeatBenchFigures(t *testing.T) {
+	ins := []*bench.Instance{
+		{InstanceID: "a", FailToPass: []string{"f1", "f2"}, PassToPass: []string{"p1"}},
+		{InstanceID: "b", FailToPass: []string{"f1"}, PassToPass: []string{"p1", "p2"}},
+		{InstanceID: "c", FailToPass: []string{"f1"}},
+		{InstanceID: "d", FailToPass: []string{"f1"}}, // no prediction
+	}
+	half, one := 0.5, 1.0
+	results := map[string]*bench.Result{
+		// Every F2P passed, the P2P broke: FV, not RT.
+		"a": {PatchApplied: true, F2PPassed: []string{"f1", "f2"}, P2PFailed: []string{"p1"}, FileRecall: &half, Attempts: 3, AttemptsResolved: 0},
+		// Resolved: FV and RT.
+		"b": {Resolved: true, PatchApplied: true, F2PPassed: []string{"f1"}, P2PPassed: []string{"p1", "p2"}, FileRecall: &one, Attempts: 3, AttemptsResolved: 2},
+		// Did not apply: nothing.
+		"c": {F2PFailed: []string{"f1"}, Attempts: 3},
+	}
+	s := metrics.Compute(ins, func(in *bench.Instance) *bench.Result { return results[in.InstanceID] })
+	file, ok := s.FileRate()
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"applied", s.AppliedRate(), 2.0 / 4},
+		{"FV", s.FVRate(), 2.0 / 4},
+		{"RT", s.RTRate(), 1.0 / 4},
+		{"File", file, 1.5 / 4},
+		{"resolved (pass@3)", s.ResolvedRate(), 1.0 / 4},
+		{"mean over 3 attempts", s.MeanResolved(3), 2.0 / 12},
+	} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if !ok {
+		t.Error("FileRate reports no file_recall although two results give it")
+	}
+	none := metrics.Compute(ins[2:], func(in *bench.Instance) *bench.Result { return results[in.InstanceID] })
+	if _, ok := none.FileRate(); ok {
+		t.Error("FileRate is ok without any file_recall")
+	}
+}

@@ -244,9 +244,16 @@ func (b *builder) failureModes(ds *bench.Dataset) templates.Chart {
 		ch.Empty = "Needs per-instance results with failure modes, which this dataset's submissions do not publish."
 		return ch
 	}
+	return failureChart(ch.ID, ch.Title, ch.Caption, counts)
+}
+
+// failureChart is a bar per error type, most frequent first, as the
+// FeatureBench paper's failure-mode figure.
+func failureChart(id, title, caption string, counts []metrics.Count) templates.Chart {
+	ch := templates.Chart{ID: id, Title: title, Caption: caption}
 	var cats []string
 	var vals []opts.BarData
-	ch.Table.Columns = []string{"error type", "count"}
+	ch.Table.Columns = []string{"error type", "failing tests"}
 	for _, c := range counts {
 		cats = append(cats, c.Label)
 		vals = append(vals, opts.BarData{Value: c.N})

@@ -34,6 +34,9 @@ type boardRecord struct {
 	L1Passed      *float64 `json:"l1_passed_pct"`
 	L2Resolved    *float64 `json:"l2_resolved_pct"`
 	L2Passed      *float64 `json:"l2_passed_pct"`
+	FV            *float64 `json:"fv_pct"`
+	RT            *float64 `json:"rt_pct"`
+	File          *float64 `json:"file_pct"`
 	TokensIn      *float64 `json:"tokens_in"`
 	TokensOut     *float64 `json:"tokens_out"`
 	Cost          *float64 `json:"cost_per_instance"`
@@ -53,7 +56,7 @@ type boardRecord struct {
 // boardColumns are the CSV header, in boardRecord's order.
 var boardColumns = []string{"rank", "reference", "system", "slug", "scaffold", "model", "organisations",
 	"resolved_pct", "resolved_ci95_low", "resolved_ci95_high", "passed_pct",
-	"l1_resolved_pct", "l1_passed_pct", "l2_resolved_pct", "l2_passed_pct",
+	"l1_resolved_pct", "l1_passed_pct", "l2_resolved_pct", "l2_passed_pct", "fv_pct", "rt_pct", "file_pct",
 	"tokens_in", "tokens_out", "cost_per_instance", "results_with_tokens", "results_with_cost",
 	"date", "open_scaffold", "open_weights", "checked", "attempts", "tags", "reported", "source", "url"}
 
@@ -86,6 +89,7 @@ func records(v *templates.Board, absolute func(string) string) []boardRecord {
 			Resolved:      value(r.Resolved, pct), Passed: value(r.Passed, pct),
 			L1Resolved: value(r.L1Resolved, pct), L1Passed: value(r.L1Passed, pct),
 			L2Resolved: value(r.L2Resolved, pct), L2Passed: value(r.L2Passed, pct),
+			FV: value(r.FV, pct), RT: value(r.RT, pct), File: value(r.File, pct),
 			TokensIn: value(r.TokensIn, tok), TokensOut: value(r.TokensOut, tok), Cost: value(r.Cost, cost),
 			Date: r.Date, OpenScaffold: r.OpenScaffold, OpenWeights: r.OpenWeights, Checked: r.Checked,
 			Attempts: r.Attempts, Tags: r.Tags, Reported: r.Reported, Source: r.Source, URL: absolute(r.URL),
@@ -141,7 +145,7 @@ func boardCSV(v *templates.Board, absolute func(string) string) ([]byte, error) 
 		row := []string{i(r.Rank), strconv.FormatBool(r.Reference), text(r.System), text(r.Slug), text(r.Scaffold), text(r.Model),
 			text(strings.Join(r.Organisations, "; ")),
 			f(r.Resolved), f(r.ResolvedLow), f(r.ResolvedHigh), f(r.Passed),
-			f(r.L1Resolved), f(r.L1Passed), f(r.L2Resolved), f(r.L2Passed),
+			f(r.L1Resolved), f(r.L1Passed), f(r.L2Resolved), f(r.L2Passed), f(r.FV), f(r.RT), f(r.File),
 			f(r.TokensIn), f(r.TokensOut), f(r.Cost), i(r.TokensN), i(r.CostN),
 			r.Date, strconv.FormatBool(r.OpenScaffold), strconv.FormatBool(r.OpenWeights), strconv.FormatBool(r.Checked),
 			strconv.Itoa(r.Attempts), text(strings.Join(r.Tags, "; ")), strconv.FormatBool(r.Reported), text(r.Source), text(r.URL)}

@@ -214,6 +214,10 @@ func (m *model) row(e *entry) templates.Row {
 		L1Passed:      missing(),
 		L2Resolved:    missing(),
 		L2Passed:      missing(),
+		FV:            missing(),
+		RT:            missing(),
+		File:          missing(),
+		MeanResolved:  missing(),
 	}
 	if rep := s.Reported; rep != nil {
 		r.Reported = true
@@ -242,6 +246,15 @@ func (m *model) row(e *entry) templates.Row {
 	r.TokensN = sc.TokenResults()
 	r.Cost = costCell(sc.Cost())
 	r.CostN = sc.Costs
+	r.FV, r.RT = pctCell(sc.FVRate(), 1), pctCell(sc.RTRate(), 1)
+	r.File = missing()
+	if f, ok := sc.FileRate(); ok {
+		r.File = pctCell(f, 1)
+	}
+	r.MeanResolved = missing()
+	if s.Attempts > 1 {
+		r.MeanResolved = pctCell(sc.MeanResolved(s.Attempts), 1)
+	}
 	// Per level, in the formats of the overall figures.
 	if l, ok := e.levels[1]; ok && l.Instances > 0 {
 		r.L1Resolved, r.L1Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
@@ -300,6 +313,7 @@ func (m *model) view(b *board, id string) *templates.Board {
 		v.HasCost = v.HasCost || !r.Cost.Missing
 		if e.sub.PerInstance() {
 			v.HasCI = true
+			v.HasEval = true
 			v.CompareURL = m.u.compare(b.ds, b.split)
 		}
 		for _, t := range r.Tags {

@@ -48,6 +48,7 @@ func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Componen
 			TokensIn: r.TokensIn, TokensOut: r.TokensOut, TokensN: r.TokensN, Cost: r.Cost, CostN: r.CostN,
 			Instances:  ds.SplitSize(e.sub.Split),
 			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,
+			FV: r.FV, RT: r.RT, File: r.File, Attempts: e.sub.Attempts, MeanResolved: r.MeanResolved,
 			Reported: r.Reported, Source: r.Source, Checked: e.sub.Checked,
 		}
 		sp.Links = append(sp.Links, b.fileLinks(e.sub)...)
@@ -67,6 +68,13 @@ func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Componen
 	}
 	for _, c := range metrics.FailureModes(results...) {
 		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})
+	}
+	if len(s.FailureModes) > 0 {
+		ch := failureChart("chart-failures-"+latest.Slug, "Failure modes of "+latest.Name,
+			"Error types in its failing tests, over all its results: the exception behind each failed fail-to-pass or pass-to-pass test.",
+			metrics.FailureModes(results...))
+		s.FailureChart = &ch
+		s.Page.Charts = true
 	}
 	// The default split's table open, or the first.
 	for i := range s.Outcomes {

@@ -114,6 +114,7 @@ type Board struct {
 	HasTokens  bool
 	HasCost    bool
 	HasCI      bool
+	HasEval    bool // FeatBench's FV, RT and File% columns (per-instance results)
 	Tags       []string
 	Rows       []Row // ranked systems, best first
 	References []Row // reference rows (gold, empty): shown apart, not ranked
@@ -160,6 +161,10 @@ type Row struct {
 	L1Passed      Cell
 	L2Resolved    Cell
 	L2Passed      Cell
+	FV            Cell // % of instances whose every F2P test passed
+	RT            Cell // % of instances whose every P2P test passed
+	File          Cell // mean % of the gold patch's files the prediction touched
+	MeanResolved  Cell // % resolved per attempt, when several were made
 	Date          string
 	OpenScaffold  bool
 	OpenWeights   bool
@@ -345,32 +350,38 @@ type SystemPage struct {
 	Splits        []SystemSplit
 	Repos         *RepoSystemTable
 	FailureModes  []Count
+	FailureChart  *Chart         // the failure modes as a chart (paper Figure 4)
 	Outcomes      []OutcomeTable // per split with per-instance results
 }
 
 // SystemSplit is a system's figures on one split.
 type SystemSplit struct {
-	Split      string
-	BoardURL   string
-	Date       string
-	Rank       int // 0: a reference row, not ranked
-	Of         int
-	Resolved   Cell
-	Passed     Cell
-	TokensIn   Cell
-	TokensOut  Cell
-	TokensN    int // instances the token means are taken over; 0 when reported
-	Cost       Cell
-	CostN      int
-	Instances  int // instances in the split
-	L1Resolved Cell
-	L1Passed   Cell
-	L2Resolved Cell
-	L2Passed   Cell
-	Reported   bool
-	Source     string
-	Checked    bool
-	Links      []Link // this submission's downloads and links
+	Split        string
+	BoardURL     string
+	Date         string
+	Rank         int // 0: a reference row, not ranked
+	Of           int
+	Resolved     Cell
+	Passed       Cell
+	TokensIn     Cell
+	TokensOut    Cell
+	TokensN      int // instances the token means are taken over; 0 when reported
+	Cost         Cell
+	CostN        int
+	Instances    int // instances in the split
+	L1Resolved   Cell
+	L1Passed     Cell
+	L2Resolved   Cell
+	L2Passed     Cell
+	FV           Cell
+	RT           Cell
+	File         Cell
+	Attempts     int
+	MeanResolved Cell
+	Reported     bool
+	Source       string
+	Checked      bool
+	Links        []Link // this submission's downloads and links
 }
 
 // OutcomeTable is a system's result on every instance of one split.
