@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a private Docker engine for the tests that need one.
-# Idempotent: installs Debian's docker.io only if dockerd is missing, and
-# reuses the engine if it already answers on its socket.
+# Idempotent: installs Debian's docker.io only if dockerd is missing (and
+# debootstrap, which builds the base image, if it is), and reuses the engine
+# if it already answers on its socket.
 #
 # Progress goes to stderr; stdout carries only the line to eval:
 #   eval "$(bash scripts/provision-docker.sh)"   # sets DOCKER_HOST
@@ -39,6 +40,18 @@ if ! command -v dockerd >/dev/null 2>&1; then
 		log "install failed; refreshing package lists and retrying"
 		$SUDO apt-get update -qq >&2
 		$SUDO apt-get install -y -qq --no-install-recommends docker.io >&2
+	fi
+fi
+
+# debootstrap builds the Python base image offline from Debian packages
+# (internal/images.EnsureBase, the first time a test or `eval images` needs
+# it; the engine keeps the image between runs).
+if ! command -v debootstrap >/dev/null 2>&1 && [ ! -x /usr/sbin/debootstrap ]; then
+	log "apt-get install debootstrap"
+	if ! $SUDO apt-get install -y -qq --no-install-recommends debootstrap >&2; then
+		log "install failed; refreshing package lists and retrying"
+		$SUDO apt-get update -qq >&2
+		$SUDO apt-get install -y -qq --no-install-recommends debootstrap >&2
 	fi
 fi
 

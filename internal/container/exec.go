@@ -75,9 +75,9 @@ func (c *Container) Exec(ctx context.Context, argv []string, opts ExecOptions) (
 	if len(argv) == 0 {
 		return ExecResult{}, errors.New("exec: empty command")
 	}
-	max := opts.MaxOutput
-	if max <= 0 {
-		max = DefaultMaxOutput
+	limit := opts.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
 	}
 	start := time.Now()
 	cmd := argv
@@ -106,7 +106,7 @@ func (c *Container) Exec(ctx context.Context, argv []string, opts ExecOptions) (
 	}
 	defer att.Close()
 
-	stdout, stderr := newTail(max), newTail(max)
+	stdout, stderr := newTail(limit), newTail(limit)
 	copied := make(chan error, 1)
 	go func() {
 		_, err := stdcopy.StdCopy(stdout, stderr, att.Reader)
@@ -128,10 +128,12 @@ func (c *Container) Exec(ctx context.Context, argv []string, opts ExecOptions) (
 		deadline = t.C
 	}
 	var res ExecResult
+	var cancelled bool
 	var streamErr, stopErr error
 	select {
 	case streamErr = <-copied:
 	case <-ctx.Done():
+		cancelled = true
 		stopErr = c.stopExec(created.ID, token)
 		att.Close()
 		<-copied
@@ -142,23 +144,171 @@ func (c *Container) Exec(ctx context.Context, argv []string, opts ExecOptions) (
 		<-copied
 	}
 
-	code, waitErr := c.waitExec(created.ID)
+	code, running, waitErr := c.waitExec(created.ID, exitWait)
+	if running && stopErr == nil {
+		// The output ended but the command did not (it closed its
+		// output and went on): it must not outlive Exec.
+		stopErr = c.stopExec(created.ID, token)
+		code, _, waitErr = c.waitExec(created.ID, exitWait)
+	}
 	res.ExitCode = code
 	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
-	res.Truncated = stdout.cut > 0 || stderr.cut > 0
+	res.Truncated = stdout.truncated() || stderr.truncated()
 	res.Duration = time.Since(start)
-	if opts.Timeout > 0 && (code == 124 || code == 137) && res.Duration >= opts.Timeout {
+	if !res.TimedOut && !cancelled && opts.Timeout > 0 && (code == 124 || code == 137) && res.Duration >= opts.Timeout {
 		res.TimedOut = true
+		// coreutils timeout killed its process group; this also gets the
+		// processes that left it (setsid, daemons).
+		stopErr = c.stopExec(created.ID, token)
 	}
-	switch {
-	case ctx.Err() != nil && stopErr == nil && waitErr == nil && streamErr == nil && !finishedBefore(copied):
-		return res, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, ctx.Err())
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, errors.Join(ctx.Err(), stopErr, waitErr))
-	case stopErr != nil || waitErr != nil:
-		return res, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, errors.Join(stopErr, waitErr))
-	case streamErr != nil:
+	if cancelled {
+		return res, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, errors.Join(ctx.Err(), stopErr))
+	}
+	if err := errors.Join(stopErr, waitErr); err != nil {
+		return res, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, err)
+	}
+	if streamErr != nil {
 		return res, fmt.Errorf("exec %s in %s: reading output: %w", argv[0], c.Name, streamErr)
 	}
 	return res, nil
+}
+
+// exitWait bounds the wait for an exec's exit status once its output has
+// ended, which normally takes milliseconds.
+const exitWait = 10 * time.Second
+
+// waitExec polls the exec until it is not running and returns its exit
+// status; running is true if it still ran after wait. It uses its own
+// context: the status is wanted even when the caller's was cancelled.
+func (c *Container) waitExec(id string, wait time.Duration) (code int, running bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	pause := time.Millisecond
+	for {
+		ins, err := c.eng.cli.ExecInspect(ctx, id, client.ExecInspectOptions{})
+		if err != nil {
+			if ctx.Err() != nil {
+				return -1, true, nil
+			}
+			return -1, false, fmt.Errorf("inspect exec: %w", err)
+		}
+		if !ins.Running {
+			return ins.ExitCode, false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return -1, true, nil
+		case <-time.After(pause):
+		}
+		pause = min(pause*2, 50*time.Millisecond)
+	}
+}
+
+// ErrContainerKilled is returned (wrapped) when the processes of an exec
+// could not be stopped one by one and the whole container was killed
+// instead; the container cannot run further commands.
+var ErrContainerKilled = errors.New("processes could not be stopped; the container was killed")
+
+// killScript kills every process whose environment holds the marker $1,
+// that is every process an exec started and their descendants, however
+// they changed process groups or sessions. It uses only bash builtins, so
+// it still works when the pids limit forbids forking, and repeats until no
+// tagged process is left (a fork bomb refills the process table between
+// passes).
+const killScript = `exec 2>/dev/null
+t="$1"
+for pass in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	found=
+	for d in /proc/[0-9]*; do
+		p="${d#/proc/}"
+		[ "$p" = "$$" ] && continue
+		while IFS= read -r -d '' v; do
+			if [ "$v" = "$t" ]; then kill -9 "$p"; found=1; break; fi
+		done <"$d/environ"
+	done
+	[ -z "$found" ] && exit 0
+done
+exit 1`
+
+// stopExec kills the processes of an exec and waits until the engine sees
+// it end. When that fails, it kills the container and returns
+// ErrContainerKilled; an error otherwise means even that failed.
+func (c *Container) stopExec(id, token string) error {
+	reason := c.runKiller(token)
+	if reason == nil {
+		if _, running, err := c.waitExec(id, exitWait); err == nil && !running {
+			return nil
+		}
+		reason = errors.New("still running after its processes were killed")
+	}
+	if err := c.kill(); err != nil {
+		return errors.Join(reason, err)
+	}
+	return fmt.Errorf("%w (%v)", ErrContainerKilled, reason)
+}
+
+// runKiller runs killScript in a detached exec and waits for it.
+func (c *Container) runKiller(token string) error {
+	ctx, cancel := cleanupContext()
+	defer cancel()
+	created, err := c.eng.cli.ExecCreate(ctx, c.ID, client.ExecCreateOptions{
+		Cmd: []string{"bash", "-c", killScript, "featbench-kill", execMarker + "=" + token},
+	})
+	if err != nil {
+		return fmt.Errorf("create killer exec: %w", err)
+	}
+	if _, err := c.eng.cli.ExecStart(ctx, created.ID, client.ExecStartOptions{Detach: true}); err != nil {
+		return fmt.Errorf("start killer exec: %w", err)
+	}
+	code, running, err := c.waitExec(created.ID, exitWait)
+	switch {
+	case err != nil:
+		return err
+	case running:
+		return errors.New("killer exec did not finish")
+	case code != 0:
+		return fmt.Errorf("killer exec exited with status %d", code)
+	}
+	return nil
+}
+
+// seconds formats d for coreutils timeout.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(max(d.Seconds(), 0.001), 'f', 3, 64) + "s"
+}
+
+// tail keeps the last max bytes written to it and counts the rest.
+type tail struct {
+	buf []byte
+	max int
+	cut int64
+}
+
+func newTail(limit int) *tail { return &tail{max: limit} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	// Trim only when twice over the cap, so that appending stays
+	// amortised linear.
+	if over := len(t.buf) - t.max; over > t.max {
+		t.cut += int64(over)
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) truncated() bool { return t.cut > 0 || len(t.buf) > t.max }
+
+// Bytes returns the kept output, preceded by a line saying how much was
+// cut if anything was.
+func (t *tail) Bytes() []byte {
+	b, cut := t.buf, t.cut
+	if over := len(b) - t.max; over > 0 {
+		b, cut = b[over:], cut+int64(over)
+	}
+	if cut == 0 {
+		return slices.Clone(b)
+	}
+	head := fmt.Sprintf("[featbench: the first %d bytes of this output were cut]\n", cut)
+	return append([]byte(head), b...)
 }

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/featbench/featbench/internal/evaluate"
+)
+
+func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("images", "[--build --dataset NAME/VERSION] [flags]",
+		"Lists the images eval built (the Python base image and an environment image per repository and\n"+
+			"source), or builds those a dataset needs (--build). Images are built offline, cached by content,\n"+
+			"and built again only when their inputs change.", stderr)
+	var pf projectFlags
+	pf.register(fs)
+	build := fs.Bool("build", false, "build the images the dataset's repositories need")
+	dataset := fs.String("dataset", "", "with --build: the dataset `NAME/VERSION`")
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected arguments %q", fs.Args())
+	}
+	pr, err := pf.open(ctx, *build)
+	if err != nil {
+		return err
+	}
+	eng, err := pr.engine(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if *build {
+		ds := pr.data.Dataset(*dataset)
+		if ds == nil {
+			return usageErr("--build needs --dataset NAME/VERSION of a dataset under %s", pr.dataDir())
+		}
+		imgs, err := pr.buildImages(ctx, eng, ds, ds.Instances, stderr)
+		if err != nil {
+			return err
+		}
+		repos := make([]string, 0, len(imgs))
+		for r := range imgs {
+			repos = append(repos, r)
+		}
+		sort.Strings(repos)
+		for _, r := range repos {
+			fmt.Fprintf(stdout, "%s\t%s\n", r, imgs[r])
+		}
+		return nil
+	}
+	list, err := eng.Images(ctx, map[string]string{evaluate.LabelProject: "1"})
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "IMAGE\tKIND\tREPOSITORY\tCREATED\tSIZE")
+	for _, im := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f MB\n", im.Ref, im.Labels[evaluate.LabelKind], im.Labels["featbench.repo"],
+			im.Created.Format(time.DateTime), float64(im.Size)/(1<<20))
+	}
+	return tw.Flush()
+}
+
+func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("clean", "[--images] [flags]",
+		"Removes the containers eval started (all of them, running or not), and with --images its images too.", stderr)
+	var pf projectFlags
+	pf.register(fs)
+	withImages := fs.Bool("images", false, "also remove the base and environment images")
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	pr, err := pf.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	eng, err := pr.engine(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	n, err := eng.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1"}, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "removed %d containers\n", n)
+	if *withImages {
+		list, err := eng.Images(ctx, map[string]string{evaluate.LabelProject: "1"})
+		if err != nil {
+			return err
+		}
+		// Environment images first: they are built on the base image.
+		sort.SliceStable(list, func(i, j int) bool {
+			return list[i].Labels[evaluate.LabelKind] != "base" && list[j].Labels[evaluate.LabelKind] == "base"
+		})
+		for _, im := range list {
+			if err := eng.RemoveImage(ctx, im.Ref); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stdout, "removed %d images\n", len(list))
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/featbench/featbench/internal/evaluate"
+)
+
+// newProgress shows a run's progress: a bar with the ETA and the resolved
+// count on a terminal, a line per instance elsewhere (CI logs).
+func newProgress(w io.Writer) evaluate.Progress {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return &barProgress{w: w}
+	}
+	return &lineProgress{w: w}
+}
+
+type barProgress struct {
+	w        io.Writer
+	mu       sync.Mutex
+	bar      *progressbar.ProgressBar
+	resolved int
+	skipped  int
+}
+
+func (p *barProgress) Start(total int) {
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription("resolved 0"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.w) }),
+	)
+}
+
+func (p *barProgress) Done(rep *evaluate.Report, skipped bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if rep.Resolved {
+		p.resolved++
+	}
+	if skipped {
+		p.skipped++
+	}
+	desc := fmt.Sprintf("resolved %d", p.resolved)
+	if p.skipped > 0 {
+		desc += fmt.Sprintf(" (%d done before)", p.skipped)
+	}
+	p.bar.Describe(desc)
+	_ = p.bar.Add(1)
+}
+
+func (p *barProgress) Finish() { _ = p.bar.Finish() }
+
+// lineProgress writes a line per instance and attempt.
+type lineProgress struct {
+	w           io.Writer
+	mu          sync.Mutex
+	total, done int
+	resolved    int
+	start       time.Time
+}
+
+func (p *lineProgress) Start(total int) { p.total, p.start = total, time.Now() }
+
+func (p *lineProgress) Done(rep *evaluate.Report, skipped bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if rep.Resolved {
+		p.resolved++
+	}
+	verdict := "unresolved"
+	switch {
+	case rep.Error != "":
+		verdict = "error: " + rep.Error
+	case rep.Resolved:
+		verdict = "resolved"
+	case !rep.PatchApplied:
+		verdict = "not applied"
+	}
+	if skipped {
+		verdict += " (done before)"
+	}
+	eta := ""
+	if p.done < p.total {
+		left := time.Duration(float64(time.Since(p.start)) / float64(p.done) * float64(p.total-p.done))
+		eta = fmt.Sprintf(", about %s left", left.Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s attempt %d: %s (%.1f s); resolved so far %d%s\n",
+		p.done, p.total, rep.InstanceID, rep.Attempt, verdict, rep.Seconds, p.resolved, eta)
+}
+
+func (p *lineProgress) Finish() {}

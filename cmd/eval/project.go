@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/images"
+)
+
+// project is what every command reads: the project root, featbench.toml
+// and, when asked for, data/.
+type project struct {
+	root string
+	cfg  config.Config
+	data *bench.Data
+}
+
+// projectFlags are the flags every command shares.
+type projectFlags struct {
+	root, config string
+}
+
+func (p *projectFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.root, "root", ".", "project `DIR` holding featbench.toml and data/")
+	fs.StringVar(&p.config, "config", "", "configuration `FILE` (default DIR/featbench.toml)")
+}
+
+// open reads featbench.toml and, with data, loads and validates data/.
+func (p projectFlags) open(ctx context.Context, data bool) (*project, error) {
+	path := p.config
+	if path == "" {
+		path = filepath.Join(p.root, config.FileName)
+	}
+	cfg, err := config.LoadRoot(path, p.root)
+	if err != nil {
+		return nil, err
+	}
+	pr := &project{root: p.root, cfg: cfg}
+	if data {
+		dir := cfg.Site.Data
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(p.root, dir)
+		}
+		if pr.data, err = bench.Load(ctx, dir); err != nil {
+			return nil, err
+		}
+	}
+	return pr, nil
+}
+
+// dataDir is the data folder.
+func (p *project) dataDir() string {
+	if filepath.IsAbs(p.cfg.Site.Data) {
+		return p.cfg.Site.Data
+	}
+	return filepath.Join(p.root, p.cfg.Site.Data)
+}
+
+// runsDir is the folder runs are written to.
+func (p *project) runsDir() string {
+	if filepath.IsAbs(p.cfg.Eval.Runs) {
+		return p.cfg.Eval.Runs
+	}
+	return filepath.Join(p.root, p.cfg.Eval.Runs)
+}
+
+// engine connects to the Docker engine featbench.toml names.
+func (p *project) engine(ctx context.Context) (*container.Engine, error) {
+	return container.Connect(ctx, p.cfg.Eval.DockerHost)
+}
+
+// limits are the [eval] limits, with the instance timeout overridden when
+// given.
+func (p *project) limits(instance time.Duration) (evaluate.Limits, error) {
+	e := p.cfg.Eval
+	testFile, test, inst := e.Durations()
+	if instance > 0 {
+		inst = instance
+	}
+	mem, err := config.ParseBytes(e.Memory)
+	if err != nil {
+		return evaluate.Limits{}, err
+	}
+	return evaluate.Limits{
+		TestFile: testFile, Test: test, Instance: inst,
+		Container: container.Limits{Memory: mem, NanoCPUs: int64(e.CPUs * 1e9), Pids: int64(e.Pids)},
+	}, nil
+}
+
+// buildImages builds (or finds, cached by content) the environment image
+// of every repository the instances come from, and returns them by name.
+func (p *project) buildImages(ctx context.Context, eng *container.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+	out := map[string]string{}
+	for _, in := range ins {
+		if out[in.Repo] != "" {
+			continue
+		}
+		repo := ds.Repository(in.Repo)
+		if repo == nil || repo.Source == nil {
+			return nil, fmt.Errorf("repository %s of %s has no [repositories.source] in its dataset.toml: its environment cannot be built", in.Repo, ds.Key())
+		}
+		spec := images.EnvSpec{Name: repo.Name, Prefix: p.cfg.Eval.ImagePrefix}
+		if repo.Source.Path != "" {
+			spec.Source.Dir = filepath.Join(p.root, filepath.FromSlash(repo.Source.Path))
+		} else {
+			spec.Source.GitURL, spec.Source.Commit = repo.Source.Git, repo.Source.Commit
+		}
+		var packages []string
+		if env := repo.Environment; env != nil {
+			spec.PreInstall, spec.Install, packages = env.PreInstall, env.Install, env.Packages
+		}
+		base, err := images.EnsureBase(ctx, eng, images.BaseSpec{Packages: packages, Prefix: p.cfg.Eval.ImagePrefix}, log)
+		if err != nil {
+			return nil, fmt.Errorf("base image: %w", err)
+		}
+		spec.Base = base
+		ref, err := images.EnsureEnv(ctx, eng, spec, log)
+		if err != nil {
+			return nil, fmt.Errorf("environment of %s: %w", repo.Name, err)
+		}
+		out[in.Repo] = ref
+	}
+	return out, nil
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/predictions"
+)
+
+// runID is what a run id may look like: it names a folder.
+var runID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", "--dataset NAME/VERSION --split SPLIT (--predictions FILE | --gold | --empty) --run-id ID [flags]",
+		"Evaluates predictions on a split's instances in Docker containers, one per instance and attempt,\n"+
+			"into runs/<run-id>/: per instance and attempt the applied patch, the container's log, each test\n"+
+			"file's raw output and JUnit XML, and a report; then the run's results.jsonl and report.json.\n"+
+			"A finished instance is skipped when the same command runs again (--force evaluates it again).", stderr)
+	var pf projectFlags
+	pf.register(fs)
+	dataset := fs.String("dataset", "", "the dataset `NAME/VERSION`, e.g. example/v1")
+	split := fs.String("split", "", "the `SPLIT` to evaluate (default: site.default_split, else the dataset's first)")
+	predFile := fs.String("predictions", "", "predictions `FILE`: SWE-bench's JSONL or JSON (instance_id, model_name_or_path, model_patch), or FeatureBench's output.jsonl")
+	gold := fs.Bool("gold", false, "evaluate each instance's own patch (the reference solution)")
+	empty := fs.Bool("empty", false, "evaluate an empty prediction for each instance (the empty baseline)")
+	id := fs.String("run-id", "", "the run's `ID`: its folder under runs/")
+	var only multi
+	fs.Var(&only, "instance", "evaluate only this instance `ID` (repeatable)")
+	workers := fs.Int("workers", 0, "instances evaluated at once (default: eval.workers)")
+	attempts := fs.Int("attempts", 1, "attempts per instance: a prediction file may give several (attempt or n_attempt); pass@k over them")
+	force := fs.Bool("force", false, "evaluate again what an earlier run of this id finished")
+	timeout := fs.Duration("timeout", 0, "time one instance and attempt may take, everything included (default: eval.instance_timeout)")
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	n := 0
+	for _, b := range []bool{*predFile != "", *gold, *empty} {
+		if b {
+			n++
+		}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErr("unexpected arguments %q", fs.Args())
+	case *dataset == "":
+		return usageErr("--dataset is required (e.g. --dataset example/v1)")
+	case n != 1:
+		return usageErr("give exactly one of --predictions FILE, --gold and --empty")
+	case !runID.MatchString(*id):
+		return usageErr("--run-id %q: give an id of letters, digits, '.', '_' and '-', e.g. --run-id my-agent-full", *id)
+	case *attempts < 1 || *attempts > 100:
+		return usageErr("--attempts %d: want 1 to 100", *attempts)
+	}
+	pr, err := pf.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	ds := pr.data.Dataset(*dataset)
+	if ds == nil {
+		var keys []string
+		for _, d := range pr.data.Datasets {
+			keys = append(keys, d.Key())
+		}
+		return fmt.Errorf("no dataset %s under %s (there are: %s)", *dataset, pr.dataDir(), strings.Join(keys, ", "))
+	}
+	if !ds.HasInstances() {
+		return fmt.Errorf("%s publishes no instances (only figures): nothing to evaluate", ds.DisplayName())
+	}
+	sp := *split
+	if sp == "" {
+		sp = ds.Splits[0].Name
+		if ds.Split(pr.cfg.Site.DefaultSplit) != nil {
+			sp = pr.cfg.Site.DefaultSplit
+		}
+	}
+	if ds.Split(sp) == nil {
+		var names []string
+		for _, s := range ds.Splits {
+			names = append(names, s.Name)
+		}
+		return fmt.Errorf("%s has no split %q (it has %s)", ds.DisplayName(), sp, strings.Join(names, ", "))
+	}
+	ins := ds.SplitInstances(sp)
+	if len(only) > 0 {
+		var picked []*bench.Instance
+		for _, want := range only {
+			in := ds.Instance(want)
+			if in == nil || !ds.InSplit(sp, in) {
+				return fmt.Errorf("--instance %s: no such instance in %s %s", want, ds.DisplayName(), sp)
+			}
+			picked = append(picked, in)
+		}
+		ins = picked
+	}
+	meta := evaluate.Meta{RunID: *id, Dataset: ds.Key(), Split: sp, Attempts: *attempts, Created: time.Now().UTC()}
+	for _, in := range ins {
+		meta.Instances = append(meta.Instances, in.InstanceID)
+	}
+	var lookup func(string, int) (evaluate.Prediction, bool)
+	switch {
+	case *gold:
+		meta.Predictions, meta.Model = "gold", "gold"
+		lookup = func(id string, _ int) (evaluate.Prediction, bool) {
+			return evaluate.Prediction{Model: "gold", Patch: []byte(ds.Instance(id).Patch)}, true
+		}
+	case *empty:
+		meta.Predictions, meta.Model = "empty", "empty"
+		lookup = func(string, int) (evaluate.Prediction, bool) { return evaluate.Prediction{Model: "empty"}, true }
+	default:
+		byKey, model, sum, err := readPredictions(*predFile, ds, meta.Instances, *attempts)
+		if err != nil {
+			return err
+		}
+		abs, _ := filepath.Abs(*predFile)
+		meta.Predictions, meta.Model = abs+" sha256:"+sum, model
+		lookup = func(id string, a int) (evaluate.Prediction, bool) {
+			p, ok := byKey[key(id, a)]
+			return p, ok
+		}
+	}
+	lim, err := pr.limits(*timeout)
+	if err != nil {
+		return err
+	}
+	eng, err := pr.engine(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	imgs, err := pr.buildImages(ctx, eng, ds, ins, stderr)
+	if err != nil {
+		return err
+	}
+	for _, ref := range imgs {
+		meta.Images = append(meta.Images, ref)
+	}
+	sort.Strings(meta.Images)
+	w := pr.cfg.Eval.Workers
+	if *workers > 0 {
+		w = *workers
+	}
+	dir := filepath.Join(pr.runsDir(), *id)
+	fmt.Fprintf(stderr, "evaluating %d instances of %s %s (%s), %d attempt(s) each, %d at a time, into %s\n",
+		len(ins), ds.DisplayName(), sp, meta.Predictions, *attempts, w, dir)
+	rr, err := evaluate.Run(ctx, evaluate.Config{
+		Meta: meta, Dataset: ds, Predictions: lookup, Gold: *gold, Images: imgs, Dir: dir,
+		Workers: w, Force: *force, Limits: lim, Engine: eng, Progress: newProgress(stderr),
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d of %d instances resolved (%.1f%%), %.2f%% of fail-to-pass tests passed; %d not applied, %d errors\n",
+		rr.ResolvedInstances, rr.TotalInstances, 100*rr.ResolvedRate, 100*rr.PassedRate, len(rr.NotAppliedIDs), rr.ErrorInstances)
+	fmt.Fprintf(stdout, "report: %s\nresults: %s\n", filepath.Join(dir, evaluate.RunReportFile), filepath.Join(dir, evaluate.ResultsFile))
+	if rr.ErrorInstances > 0 {
+		return exitError{code: 1, err: fmt.Errorf("%d instances could not be evaluated (%s): see their container.log; run the command again to retry them",
+			rr.ErrorInstances, strings.Join(rr.ErrorIDs, ", "))}
+	}
+	return nil
+}
+
+func key(id string, attempt int) string { return fmt.Sprintf("%s#%d", id, attempt) }
+
+// readPredictions reads a predictions file and checks it against the run:
+// every prediction is for an instance of the dataset (a prediction for
+// another dataset is a mistake worth stopping for), within the attempts.
+func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int) (map[string]evaluate.Prediction, string, string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("reading the predictions: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	preds, err := predictions.Parse(path, raw)
+	if err != nil {
+		return nil, "", "", err
+	}
+	wanted := map[string]bool{}
+	for _, id := range ids {
+		wanted[id] = true
+	}
+	out := map[string]evaluate.Prediction{}
+	models := map[string]bool{}
+	var unknown []string
+	for _, p := range preds {
+		if ds.Instance(p.InstanceID) == nil {
+			unknown = append(unknown, p.InstanceID)
+			continue
+		}
+		a := max(p.Attempt, 1)
+		if !wanted[p.InstanceID] || a > attempts {
+			continue
+		}
+		models[p.Model] = true
+		out[key(p.InstanceID, a)] = evaluate.Prediction{
+			Model: p.Model, Patch: []byte(p.Patch), TokensIn: p.TokensIn, TokensOut: p.TokensOut, Cost: p.Cost, Trajectory: p.Trajectory,
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		if len(unknown) > 5 {
+			unknown = append(unknown[:5], "…")
+		}
+		return nil, "", "", fmt.Errorf("%s: %d predictions are for instances %s does not have (%s): predictions for another dataset?",
+			path, len(unknown), ds.DisplayName(), strings.Join(unknown, ", "))
+	}
+	var names []string
+	for m := range models {
+		if m != "" {
+			names = append(names, m)
+		}
+	}
+	sort.Strings(names)
+	return out, strings.Join(names, ", "), hex.EncodeToString(sum[:]), nil
+}

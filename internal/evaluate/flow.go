@@ -1,0 +1,665 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/patch"
+	"github.com/featbench/featbench/internal/pytest"
+)
+
+// Paths inside a container.
+const (
+	repoDir   = "/testbed"   // the repository, as the environment image holds it
+	agentDir  = "/agent"     // level 2 (agent_code): the agent's own folder
+	fbDir     = "/fb"        // what the harness brings: patches, the plugin
+	outDir    = "/fb/out"    // what pytest writes for the harness to read
+	pluginDir = "/fb/plugin" // on PYTHONPATH: the pytest plugin
+	predFile  = "/fb/prediction.diff"
+	goldFile  = "/fb/patch.diff"
+	testFile  = "/fb/test_patch.diff"
+	maxOutput = 4 << 20 // bytes kept of one command's output
+)
+
+// Task is one instance and attempt to evaluate.
+type Task struct {
+	Dataset    *bench.Dataset
+	Instance   *bench.Instance
+	Attempt    int
+	Prediction Prediction
+	// Gold marks the instance's own patch as the prediction: in the masked
+	// layout, where patch is the masking diff, the gold solution is that
+	// diff reverse-applied.
+	Gold   bool
+	Image  string            // the repository's environment image
+	Labels map[string]string // the container's, to find it again
+}
+
+// starter starts containers: *container.Engine.
+type starter interface {
+	Start(ctx context.Context, spec container.Spec) (*container.Container, error)
+}
+
+// flow is one task's evaluation in its container: the steps, the log of
+// every command, and the report they fill.
+type flow struct {
+	t      Task
+	lim    Limits
+	box    *container.Container
+	log    io.Writer         // container.log
+	files  map[string][]byte // test outputs, saved under tests/
+	rep    *Report
+	agent  bool // level 2 from scratch: the prediction goes to /agent
+	masked bool
+}
+
+// Evaluate runs one task in a new container and returns its report. The
+// container is removed in every case. An error is an infrastructure
+// failure (the report's Error says so too); a prediction that does not
+// apply or fails its tests is a report, not an error. files are the raw
+// outputs of the test runs, by name, for the run folder.
+func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer) (rep *Report, files map[string][]byte, err error) {
+	start := time.Now()
+	in := t.Instance
+	rep = &Report{
+		InstanceID: in.InstanceID, Attempt: t.Attempt, Model: t.Prediction.Model, Level: in.Level, Flow: "repo",
+		TokensIn: t.Prediction.TokensIn, TokensOut: t.Prediction.TokensOut, Cost: t.Prediction.Cost,
+		Image: t.Image, Tests: map[string]TestResult{},
+	}
+	f := &flow{t: t, lim: lim, log: log, files: map[string][]byte{}, rep: rep,
+		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked}
+	f.agent = in.Level == 2 && t.Dataset.Level2OrDefault() == bench.Level2AgentCode
+	if f.agent {
+		rep.Flow = "agent_code"
+	}
+	if lim.Instance > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lim.Instance)
+		defer cancel()
+	}
+	defer func() {
+		rep.Seconds = time.Since(start).Seconds()
+		rep.Finished = time.Now().UTC()
+		if err != nil {
+			rep.Error = err.Error()
+		}
+	}()
+	box, err := eng.Start(ctx, container.Spec{
+		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: lim.Container,
+	})
+	if err != nil {
+		return rep, f.files, fmt.Errorf("starting a container from %s: %w", t.Image, err)
+	}
+	f.box = box
+	defer box.Remove()
+	if err := f.run(ctx); err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			// The instance ran out of time: a result, not a failure of
+			// the harness. Tests without an outcome timed out.
+			rep.TimedOut = true
+			f.grade()
+			return rep, f.files, nil
+		}
+		return rep, f.files, err
+	}
+	return rep, f.files, nil
+}
+
+// run is the flow's steps.
+func (f *flow) run(ctx context.Context) error {
+	in := f.t.Instance
+	files := []container.File{
+		{Path: "prediction.diff", Mode: 0o644, Data: f.t.Prediction.Patch},
+		{Path: "patch.diff", Mode: 0o644, Data: []byte(in.Patch)},
+		{Path: "test_patch.diff", Mode: 0o644, Data: []byte(in.TestPatch)},
+		{Path: "plugin/" + pytest.PluginFile, Mode: 0o644, Data: pytest.PluginSource()},
+		{Path: "out/.keep", Mode: 0o644},
+	}
+	if err := f.box.CopyIn(ctx, fbDir, files); err != nil {
+		return fmt.Errorf("copying the patches into the container: %w", err)
+	}
+	if err := f.setUp(ctx); err != nil {
+		return err
+	}
+	if !f.apply(ctx) {
+		f.grade()
+		return nil
+	}
+	if err := f.addTests(ctx); err != nil {
+		return err
+	}
+	if err := f.runTests(ctx); err != nil {
+		return err
+	}
+	f.grade()
+	return nil
+}
+
+// step runs a command that must succeed: a failure is the harness's (or
+// the dataset's) problem, reported with the end of its output.
+func (f *flow) step(ctx context.Context, what, dir string, argv ...string) error {
+	res, err := f.exec(ctx, dir, 0, argv...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("%s: %s exited %d: %s", what, strings.Join(argv, " "), res.ExitCode, lastLines(res.Stdout, res.Stderr, 10))
+	}
+	return nil
+}
+
+// exec runs a command and writes it and its output to the log.
+func (f *flow) exec(ctx context.Context, dir string, timeout time.Duration, argv ...string) (container.ExecResult, error) {
+	return f.execEnv(ctx, dir, timeout, nil, argv...)
+}
+
+func (f *flow) execEnv(ctx context.Context, dir string, timeout time.Duration, env []string, argv ...string) (container.ExecResult, error) {
+	if timeout == 0 {
+		timeout = 10 * time.Minute
+	}
+	res, err := f.box.Exec(ctx, argv, container.ExecOptions{Timeout: timeout, WorkDir: dir, Env: env, MaxOutput: maxOutput})
+	fmt.Fprintf(f.log, "$ (cd %s && %s)\n", dir, shellQuote(argv))
+	if err != nil {
+		fmt.Fprintf(f.log, "error: %v\n\n", err)
+		return res, err
+	}
+	fmt.Fprintf(f.log, "exit %d in %.2f s%s\n", res.ExitCode, res.Duration.Seconds(), map[bool]string{true: " (timed out)"}[res.TimedOut])
+	for _, out := range [][]byte{res.Stdout, res.Stderr} {
+		if len(out) > 0 {
+			f.log.Write(out)
+			if out[len(out)-1] != '\n' {
+				io.WriteString(f.log, "\n")
+			}
+		}
+	}
+	io.WriteString(f.log, "\n")
+	return res, nil
+}
+
+// setUp reaches the starting point the agent had, and commits it so the
+// apply chain can reset to it.
+func (f *flow) setUp(ctx context.Context) error {
+	in := f.t.Instance
+	if f.agent {
+		// From scratch: an empty folder of the agent's own.
+		return f.step(ctx, "making the agent's empty folder", "/",
+			"sh", "-c", "mkdir -p "+agentDir+" && cd "+agentDir+" && git init -q && git commit -q --allow-empty -m start")
+	}
+	if f.masked {
+		if in.Patch != "" {
+			if err := f.step(ctx, "masking the feature (applying the instance's patch)", repoDir, "git", "apply", "-v", goldFile); err != nil {
+				return err
+			}
+		}
+		if files := f2pFiles(in); len(files) > 0 {
+			if err := f.step(ctx, "removing the fail-to-pass test files", repoDir, append([]string{"rm", "-f", "--"}, files...)...); err != nil {
+				return err
+			}
+		}
+	} else {
+		if in.TestPatch != "" {
+			if err := f.step(ctx, "reverse-applying the test patch to reach the base", repoDir, "git", "apply", "-v", "-R", testFile); err != nil {
+				return err
+			}
+		}
+		if in.Patch != "" {
+			if err := f.step(ctx, "reverse-applying the gold patch to reach the base", repoDir, "git", "apply", "-v", "-R", goldFile); err != nil {
+				return err
+			}
+		}
+	}
+	return f.step(ctx, "committing the base", repoDir, "sh", "-c", "git add -A && git commit -q --allow-empty -m base")
+}
+
+// apply applies the prediction through the apply chain, resetting the tree
+// between tries, and says whether the tests should run.
+func (f *flow) apply(ctx context.Context) bool {
+	rep, t := f.rep, f.t
+	dir := repoDir
+	if f.agent {
+		dir = agentDir
+	}
+	if t.Gold && f.masked && !f.agent {
+		// The gold solution of a masked instance is its mask undone.
+		res, err := f.exec(ctx, dir, 0, "git", "apply", "-v", "-R", goldFile)
+		rep.PatchApplied = err == nil && res.ExitCode == 0
+		if rep.PatchApplied {
+			rep.ApplyMethod = bench.ApplyMethods[0]
+			f.countFiles(patchOf([]byte(t.Instance.Patch)))
+		}
+		return rep.PatchApplied
+	}
+	raw := t.Prediction.Patch
+	if patch.Empty(raw) {
+		// Nothing to apply: the tests run on the base as it is, which is
+		// what an empty prediction means (the empty baseline). From
+		// scratch, nothing was built: nothing to test.
+		rep.PatchEmpty = true
+		rep.PatchApplied = !f.agent
+		return rep.PatchApplied
+	}
+	if err := patch.Check(raw, patch.Limits{}); err != nil {
+		rep.PatchRefused = err.Error()
+		fmt.Fprintf(f.log, "prediction refused: %v\n\n", err)
+		return false
+	}
+	parsed := patchOf(raw)
+	for i, c := range patch.ApplyCommands(predFile) {
+		if i > 0 {
+			// A failed try may leave part of its change behind.
+			if _, err := f.exec(ctx, dir, 0, patch.ResetCommand("")...); err != nil {
+				return false
+			}
+		}
+		res, err := f.exec(ctx, dir, 0, c.Argv...)
+		if err != nil {
+			return false
+		}
+		if res.ExitCode != 0 {
+			continue
+		}
+		if c.LeavesRejects {
+			// patch(1) can leave hunks it could not place in .rej files.
+			ls, err := f.exec(ctx, dir, 0, patch.LeftoversCommand()...)
+			if err != nil || len(patch.Leftovers(ls.Stdout, parsed)) > 0 {
+				continue
+			}
+		}
+		rep.PatchApplied, rep.ApplyMethod = true, c.Method
+		break
+	}
+	if !rep.PatchApplied {
+		fmt.Fprintf(f.log, "the prediction did not apply with any method\n\n")
+		return false
+	}
+	f.countFiles(parsed)
+	return true
+}
+
+// countFiles records the files a patch touches and, against the gold
+// patch, the share of the gold patch's files it touched.
+func (f *flow) countFiles(p *patch.Patch) {
+	if p == nil {
+		return
+	}
+	f.rep.FilesChanged = len(patch.Files(p))
+	if gold := patchOf([]byte(f.t.Instance.Patch)); gold != nil && len(patch.Files(gold)) > 0 && !f.agent {
+		r := patch.FileRecall(p, gold)
+		f.rep.FileRecall = &r
+	}
+}
+
+func patchOf(raw []byte) *patch.Patch {
+	p, err := patch.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// addTests puts the instance's tests in place: what the prediction changed
+// in the test patch's files is put back first, so an agent cannot edit the
+// tests that grade it.
+func (f *flow) addTests(ctx context.Context) error {
+	in := f.t.Instance
+	if f.agent {
+		ok := true
+		res, err := f.exec(ctx, agentDir, f.lim.TestFile, "pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", agentDir)
+		if err != nil {
+			return fmt.Errorf("installing the prediction as agent_code: %w", err)
+		}
+		ok = res.ExitCode == 0
+		f.rep.InstallOK = &ok
+		if in.TestPatch != "" {
+			return f.step(ctx, "applying the level 2 test patch", repoDir, "git", "apply", "-v", testFile)
+		}
+		return nil
+	}
+	if f.masked {
+		files := f2pFiles(in)
+		if len(files) > 0 {
+			if err := f.step(ctx, "removing what the prediction wrote in the fail-to-pass test files", repoDir, append([]string{"rm", "-f", "--"}, files...)...); err != nil {
+				return err
+			}
+		}
+		if in.TestPatch != "" {
+			return f.step(ctx, "restoring the fail-to-pass test files (the test patch reversed)", repoDir, "git", "apply", "-v", "-R", testFile)
+		}
+		return nil
+	}
+	if in.TestPatch == "" {
+		return nil
+	}
+	if tp := patchOf([]byte(in.TestPatch)); tp != nil {
+		if files := testPatchFiles(tp); len(files) > 0 {
+			// Each file as the base has it: checked out, or removed when
+			// the base has none.
+			script := `for f; do git checkout -q HEAD -- "$f" 2>/dev/null || rm -f -- "$f"; done`
+			if err := f.step(ctx, "putting back the test patch's files as the base has them", repoDir,
+				append([]string{"sh", "-c", script, "sh"}, files...)...); err != nil {
+				return err
+			}
+		}
+	}
+	return f.step(ctx, "applying the test patch", repoDir, "git", "apply", "-v", testFile)
+}
+
+// testPatchFiles are the paths a test patch touches, old and new.
+func testPatchFiles(p *patch.Patch) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, fl := range p.Files {
+		for _, name := range []string{fl.OldPath, fl.NewPath} {
+			if name != "" && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// testFileOf is the file a test id names: the part before "::", or the id
+// itself when it names a whole file (FeatureBench lists test files).
+func testFileOf(id string) string {
+	if i := strings.Index(id, "::"); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// f2pFiles are the test files of the instance's FAIL_TO_PASS tests.
+func f2pFiles(in *bench.Instance) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range in.FailToPass {
+		if f := testFileOf(id); !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// runTests runs the instance's tests: first every test file in one pytest
+// process (the fail-to-pass files first), which saves an interpreter
+// start per file; a file that cannot be imported fails only its own tests
+// (--continue-on-collection-errors). When that process did not finish (it
+// crashed or timed out), each file whose tests got no outcome runs again
+// in a process of its own, so one hanging test costs only its own file.
+func (f *flow) runTests(ctx context.Context) error {
+	byFile, order, kind := expected(f.t.Instance, f.agent)
+	if len(order) == 0 {
+		return nil
+	}
+	report, err := f.runFiles(ctx, 1, order, byFile, kind, time.Duration(len(order))*f.lim.TestFile)
+	if err != nil {
+		return err
+	}
+	if report.Finished && !report.TimedOut {
+		return nil
+	}
+	for _, file := range order {
+		settled := true
+		for _, id := range byFile[file] {
+			if st := f.rep.Tests[id].Status; st == string(pytest.StatusMissing) || st == string(pytest.StatusTimeout) || st == "" {
+				settled = false
+			}
+		}
+		if settled {
+			continue
+		}
+		if _, err := f.runFiles(ctx, len(f.rep.Runs)+1, []string{file}, byFile, kind, f.lim.TestFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runFiles runs test files in one pytest process and records the outcomes
+// of their expected ids.
+func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[string][]string, kind map[string]string, timeout time.Duration) (*pytest.Report, error) {
+	name := fmt.Sprintf("%02d-%s", n, sanitize(files[0]))
+	if len(files) > 1 {
+		name = fmt.Sprintf("%02d-all", n)
+	}
+	opts := pytest.RunOptions{
+		Root:      repoDir,
+		File:      files[0],
+		JUnitXML:  outDir + "/" + name + ".xml",
+		JSONL:     outDir + "/" + name + ".jsonl",
+		Timeout:   f.lim.Test,
+		PluginDir: pluginDir,
+		Args:      []string{"--continue-on-collection-errors"},
+	}
+	argv := pytest.Command(opts)
+	argv = append(argv, files[1:]...)
+	res, err := f.execEnv(ctx, repoDir, timeout, pytest.Env(opts), argv...)
+	if err != nil {
+		return nil, fmt.Errorf("running the tests: %w", err)
+	}
+	outs, err := f.box.CopyOut(ctx, outDir, 64<<20)
+	if err != nil {
+		return nil, fmt.Errorf("reading the test outputs: %w", err)
+	}
+	var ids []string
+	for _, file := range files {
+		ids = append(ids, byFile[file]...)
+	}
+	in := pytest.Input{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Expected: ids}
+	for _, o := range outs {
+		switch path.Base(o.Path) {
+		case name + ".xml":
+			in.JUnitXML = o.Data
+		case name + ".jsonl":
+			in.JSONL = o.Data
+		}
+	}
+	f.files[name+".stdout"] = res.Stdout
+	f.files[name+".stderr"] = res.Stderr
+	if in.JUnitXML != nil {
+		f.files[name+".xml"] = in.JUnitXML
+	}
+	if in.JSONL != nil {
+		f.files[name+".jsonl"] = in.JSONL
+	}
+	report, err := pytest.Parse(in)
+	if err != nil {
+		return nil, fmt.Errorf("reading the outcomes of %s: %w", strings.Join(files, ", "), err)
+	}
+	run := FileRun{Files: files, Log: name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		Seconds: res.Duration.Seconds(), Pytest: report.Seconds}
+	var notes []string
+	for _, d := range report.Disagreements {
+		notes = append(notes, fmt.Sprintf("%s: JUnit %s, summary %s", d.ID, d.JUnit, d.Summary))
+	}
+	run.Note = strings.Join(append(notes, report.Notes...), "; ")
+	f.rep.Runs = append(f.rep.Runs, run)
+	f.rep.PytestSeconds += report.Seconds
+	record(f.rep.Tests, report, kind)
+	return report, nil
+}
+
+// record grades the expected ids of one pytest run into tests.
+func record(tests map[string]TestResult, report *pytest.Report, kind map[string]string) {
+	for _, o := range report.Outcomes {
+		id := o.ID
+		k := kind[id]
+		passed := pytest.Passed(o.Status)
+		if k == "P2P" {
+			passed = pytest.Maintained(o.Status)
+		}
+		tests[id] = TestResult{Kind: k, Status: string(o.Status), Passed: passed, ExcType: pytest.FailureMode(o),
+			Message: o.Message, Seconds: o.Seconds}
+	}
+}
+
+// expected lists, by test file, the ids a flow runs, and each id's kind.
+func expected(in *bench.Instance, agent bool) (byFile map[string][]string, order []string, kind map[string]string) {
+	byFile, kind = map[string][]string{}, map[string]string{}
+	add := func(ids []string, k string) {
+		for _, id := range ids {
+			kind[id] = k
+			file := testFileOf(id)
+			if byFile[file] == nil {
+				order = append(order, file)
+			}
+			byFile[file] = append(byFile[file], id)
+		}
+	}
+	add(in.FailToPass, "F2P")
+	if !agent {
+		add(in.PassToPass, "P2P")
+	}
+	return byFile, order, kind
+}
+
+// Regrade recomputes an attempt's verdict from its logs: each test file's
+// raw output (files, by the names the run saved them under) is parsed and
+// graded again, as the run did. A results.jsonl line that differs from
+// what Regrade gives was not produced from these logs.
+func Regrade(in *bench.Instance, rep Report, files map[string][]byte) (*Report, error) {
+	out := rep
+	out.Tests = map[string]TestResult{}
+	byFile, _, kind := expected(in, rep.Flow == "agent_code")
+	for _, run := range rep.Runs {
+		var ids []string
+		for _, file := range run.Files {
+			ids = append(ids, byFile[file]...)
+		}
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("the log names a run of %s, which holds none of the instance's tests", strings.Join(run.Files, ", "))
+		}
+		if files[run.Log+".stdout"] == nil {
+			return nil, fmt.Errorf("the logs lack %s.stdout, the output of the run of %s", run.Log, strings.Join(run.Files, ", "))
+		}
+		report, err := pytest.Parse(pytest.Input{
+			JUnitXML: files[run.Log+".xml"], JSONL: files[run.Log+".jsonl"],
+			Stdout: files[run.Log+".stdout"], Stderr: files[run.Log+".stderr"],
+			ExitCode: run.ExitCode, TimedOut: run.TimedOut, Expected: ids,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the outcomes of %s: %w", strings.Join(run.Files, ", "), err)
+		}
+		record(out.Tests, report, kind)
+	}
+	grade(&out, in)
+	return &out, nil
+}
+
+// grade fills the report's verdict from the tests' outcomes.
+func (f *flow) grade() { grade(f.rep, f.t.Instance) }
+
+// grade fills a report's verdict from its tests' outcomes: resolved when
+// the patch applied and every FAIL_TO_PASS and PASS_TO_PASS test passed
+// (from scratch, FeatureBench runs only the FAIL_TO_PASS tests). Tests that
+// never ran (the instance timed out first) time out.
+func grade(rep *Report, in *bench.Instance) {
+	agent := rep.Flow == "agent_code"
+	rep.FailureModes, rep.Resolved, rep.FV, rep.RT, rep.PassedRate = nil, false, false, false, 0
+	if !rep.PatchApplied {
+		rep.FailureModes = []string{"PatchApplyError"}
+		if rep.PatchEmpty {
+			rep.FailureModes = []string{"EmptyPatch"}
+		}
+		return
+	}
+	p2p := in.PassToPass
+	if agent {
+		p2p = nil
+	}
+	for _, set := range []struct {
+		kind string
+		ids  []string
+	}{{"F2P", in.FailToPass}, {"P2P", p2p}} {
+		for _, id := range set.ids {
+			if _, ok := rep.Tests[id]; !ok {
+				rep.Tests[id] = TestResult{Kind: set.kind, Status: Timeout, ExcType: "Timeout"}
+			}
+		}
+	}
+	passed := 0
+	rep.FV, rep.RT = true, true
+	modes := map[string]bool{}
+	for _, id := range in.FailToPass {
+		if t := rep.Tests[id]; t.Passed {
+			passed++
+		} else {
+			rep.FV = false
+			modes[orUnknown(t.ExcType)] = true
+		}
+	}
+	for _, id := range p2p {
+		if t := rep.Tests[id]; !t.Passed {
+			rep.RT = false
+			modes[orUnknown(t.ExcType)] = true
+		}
+	}
+	if len(in.FailToPass) > 0 {
+		rep.PassedRate = float64(passed) / float64(len(in.FailToPass))
+	}
+	rep.Resolved = rep.FV && rep.RT
+	for m := range modes {
+		rep.FailureModes = append(rep.FailureModes, m)
+	}
+	sort.Strings(rep.FailureModes)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "Unknown"
+	}
+	return s
+}
+
+// sanitize makes a test file's path a file name.
+func sanitize(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > 100 {
+		s = s[len(s)-100:]
+	}
+	return s
+}
+
+// lastLines is the end of a command's output, for an error message.
+func lastLines(stdout, stderr []byte, n int) string {
+	out := strings.TrimSpace(string(stdout) + "\n" + string(stderr))
+	lines := strings.Split(out, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// shellQuote writes argv as a shell would read it back, for the log.
+func shellQuote(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+", r))
+		}) < 0 {
+			parts[i] = a
+		} else {
+			parts[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,324 @@
+package evaluate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/container"
+)
+
+// Files of a run folder, runs/<run-id>/.
+const (
+	RunReportFile = "report.json"   // the run's report, SWE-bench's fields and more
+	RunMetaFile   = "run.json"      // what the run evaluated, for resuming and submitting
+	ResultsFile   = "results.jsonl" // one result per instance, as data/ holds them
+	ReportFile    = "report.json"   // an instance attempt's report; written last
+	PredFile      = "prediction.diff"
+	LogFile       = "container.log"
+	TestsDir      = "tests"
+)
+
+// Labels on every container a run starts, to find leftovers of a killed run.
+const (
+	LabelProject = "featbench.project"
+	LabelKind    = "featbench.kind"
+	LabelRun     = "featbench.run"
+	LabelOwner   = "featbench.owner" // hostname:pid of the process that started it
+	LabelTask    = "featbench.instance"
+)
+
+// Meta is run.json: what a run evaluates.
+type Meta struct {
+	RunID       string    `json:"run_id"`
+	Dataset     string    `json:"dataset"` // name/version
+	Split       string    `json:"split"`
+	Predictions string    `json:"predictions"` // the file, "gold" or "empty"
+	Model       string    `json:"model,omitempty"`
+	Attempts    int       `json:"attempts"`
+	Instances   []string  `json:"instances"` // the instances evaluated
+	Images      []string  `json:"images"`
+	Created     time.Time `json:"created"`
+}
+
+// Config is one run: which instances, which predictions, where.
+type Config struct {
+	Meta    Meta
+	Dataset *bench.Dataset
+	// Predictions gives the prediction of an instance's attempt (1-based),
+	// false when there is none: no prediction counts as unresolved.
+	Predictions func(instanceID string, attempt int) (Prediction, bool)
+	Gold        bool              // the predictions are the gold patches
+	Images      map[string]string // repository name -> environment image
+	Dir         string            // runs/<run-id>
+	Workers     int
+	Force       bool // evaluate again what a previous run of this id finished
+	Limits      Limits
+	Engine      *container.Engine
+	Progress    Progress // nil: no progress display
+}
+
+// Progress hears about a run as it goes: a terminal bar, or lines in a log.
+type Progress interface {
+	Start(total int)
+	Done(rep *Report, skipped bool)
+	Finish()
+}
+
+// task is one instance and attempt of a run.
+type task struct {
+	in      *bench.Instance
+	attempt int
+	pred    Prediction
+}
+
+// Run evaluates every instance and attempt of the configuration that has
+// not been evaluated before (unless Force), writes each one's folder, and
+// then the run's results and report. Killing it loses only the instances
+// in flight; running it again resumes.
+func Run(ctx context.Context, cfg Config) (*RunReport, error) {
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the run folder: %w", err)
+	}
+	if err := writeMeta(cfg.Dir, cfg.Meta); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	owner := host + ":" + strconv.Itoa(os.Getpid())
+	if err := removeLeftovers(ctx, cfg.Engine, host); err != nil {
+		return nil, err
+	}
+	var tasks []task
+	for _, id := range cfg.Meta.Instances {
+		in := cfg.Dataset.Instance(id)
+		if in == nil {
+			return nil, fmt.Errorf("instance %s is not in %s", id, cfg.Dataset.DisplayName())
+		}
+		for a := 1; a <= cfg.Meta.Attempts; a++ {
+			p, ok := cfg.Predictions(id, a)
+			if !ok {
+				continue
+			}
+			tasks = append(tasks, task{in: in, attempt: a, pred: p})
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress.Start(len(tasks))
+		defer cfg.Progress.Finish()
+	}
+	workers := max(cfg.Workers, 1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	var mu sync.Mutex
+	var firstInfra error
+	for _, tk := range tasks {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			dir := attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)
+			if !cfg.Force {
+				if rep, err := ReadReport(dir); err == nil && rep.Error == "" {
+					if cfg.Progress != nil {
+						cfg.Progress.Done(rep, true)
+					}
+					return nil
+				}
+			}
+			rep, err := evaluateOne(gctx, cfg, tk, dir, owner)
+			if cfg.Progress != nil && rep != nil {
+				cfg.Progress.Done(rep, false)
+			}
+			if err != nil {
+				if gctx.Err() != nil {
+					return gctx.Err() // interrupted: stop, keep what is done
+				}
+				mu.Lock()
+				if firstInfra == nil {
+					firstInfra = err
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return Finish(cfg.Dir, cfg.Dataset, cfg.Meta)
+}
+
+// evaluateOne evaluates a task into its folder: the prediction and the log
+// as it goes, the test outputs, and the report last.
+func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*Report, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("clearing %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, TestsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, PredFile), tk.pred.Patch, 0o644); err != nil {
+		return nil, fmt.Errorf("writing the prediction: %w", err)
+	}
+	logf, err := os.Create(filepath.Join(dir, LogFile))
+	if err != nil {
+		return nil, fmt.Errorf("creating the log: %w", err)
+	}
+	defer logf.Close()
+	image := cfg.Images[tk.in.Repo]
+	if image == "" {
+		return nil, fmt.Errorf("no environment image for repository %s", tk.in.Repo)
+	}
+	t := Task{
+		Dataset: cfg.Dataset, Instance: tk.in, Attempt: tk.attempt, Prediction: tk.pred, Gold: cfg.Gold, Image: image,
+		Labels: map[string]string{
+			LabelProject: "1", LabelKind: "eval", LabelRun: cfg.Meta.RunID, LabelOwner: owner,
+			LabelTask: tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
+		},
+	}
+	rep, files, err := Evaluate(ctx, cfg.Engine, t, cfg.Limits, logf)
+	for name, data := range files {
+		if werr := os.WriteFile(filepath.Join(dir, TestsDir, name), data, 0o644); werr != nil && err == nil {
+			err = fmt.Errorf("writing %s: %w", name, werr)
+		}
+	}
+	if ctx.Err() != nil {
+		// Interrupted: leave no report, so the next run does it again.
+		return rep, ctx.Err()
+	}
+	if werr := writeJSONAtomic(filepath.Join(dir, ReportFile), rep); werr != nil && err == nil {
+		err = werr
+	}
+	return rep, err
+}
+
+// attemptDir is runs/<run-id>/<instance>/attempt-<k>.
+func attemptDir(run, id string, attempt int) string {
+	return filepath.Join(run, id, "attempt-"+strconv.Itoa(attempt))
+}
+
+// ReadReport reads an instance attempt's report from its folder.
+func ReadReport(dir string) (*Report, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ReportFile), err)
+	}
+	return &rep, nil
+}
+
+// removeLeftovers removes the containers of this machine's earlier runs
+// whose process is gone: a killed run leaves its containers behind.
+func removeLeftovers(ctx context.Context, eng *container.Engine, host string) error {
+	_, err := eng.RemoveContainers(ctx, map[string]string{LabelProject: "1", LabelKind: "eval"}, func(labels map[string]string) bool {
+		h, pid, ok := cutOwner(labels[LabelOwner])
+		return ok && (h != host || processAlive(pid))
+	})
+	if err != nil {
+		return fmt.Errorf("removing the containers of killed runs: %w", err)
+	}
+	return nil
+}
+
+func cutOwner(s string) (host string, pid int, ok bool) {
+	i := bytes.LastIndexByte([]byte(s), ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	pid, err := strconv.Atoi(s[i+1:])
+	return s[:i], pid, err == nil
+}
+
+func writeMeta(dir string, m Meta) error {
+	path := filepath.Join(dir, RunMetaFile)
+	if raw, err := os.ReadFile(path); err == nil {
+		var old Meta
+		if json.Unmarshal(raw, &old) == nil && (old.Dataset != m.Dataset || old.Split != m.Split || old.Predictions != m.Predictions) {
+			return fmt.Errorf("run %s evaluated %s %s with %s; this run is %s %s with %s: choose another --run-id",
+				m.RunID, old.Dataset, old.Split, old.Predictions, m.Dataset, m.Split, m.Predictions)
+		}
+		if !old.Created.IsZero() {
+			m.Created = old.Created
+		}
+	}
+	return writeJSONAtomic(path, m)
+}
+
+// ReadMeta reads a run folder's run.json.
+func ReadMeta(dir string) (Meta, error) {
+	var m Meta
+	raw, err := os.ReadFile(filepath.Join(dir, RunMetaFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return m, fmt.Errorf("%s is not a run folder (no %s)", dir, RunMetaFile)
+		}
+		return m, err
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", filepath.Join(dir, RunMetaFile), err)
+	}
+	return m, nil
+}
+
+// writeJSONAtomic writes v as indented JSON through a temporary file and a
+// rename: a reader sees the old file or the new one, never a part.
+func writeJSONAtomic(path string, v any) error {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	return writeAtomic(path, append(raw, '\n'))
+}
+
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// sortedKeys of a map, for stable output.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

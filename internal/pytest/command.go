@@ -1,0 +1,103 @@
+package pytest
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RunOptions describe one pytest process over one test file.
+type RunOptions struct {
+	// Python is the interpreter; "python3" when empty.
+	Python string
+	// Root is pytest's --rootdir, and must be the working directory, so that
+	// node ids and the -rA summary's ids are the same strings.
+	Root string
+	// File is the test file to run, relative to Root.
+	File string
+	// IDs, when not empty, are the node ids within File to run, selected
+	// exactly by the plugin; ids that do not exist are simply not run.
+	IDs []string
+	// JUnitXML and JSONL are where the XML report and the plugin's stream go.
+	JUnitXML string
+	JSONL    string
+	// Timeout is pytest-timeout's limit for each test (whole seconds are
+	// written as such); 0 sets none.
+	Timeout time.Duration
+	// Classic selects console_output_style=classic (no progress column).
+	Classic bool
+	// PluginDir is the folder holding [PluginFile]; it goes first on
+	// PYTHONPATH, followed by PythonPath, since PYTHONPATH set for the exec
+	// replaces one the image sets.
+	PluginDir  string
+	PythonPath []string
+	// Columns is the terminal width pytest formats for; 200 when 0.
+	Columns int
+	// Args are further pytest arguments, put before the file.
+	Args []string
+}
+
+// Command returns the argv that runs o's file:
+//
+//	python3 -m pytest -rA --color=no -p no:cacheprovider --rootdir=ROOT
+//	  -o junit_family=xunit1 --junitxml=XML -p featbench_pytest
+//	  [--featbench-jsonl=JSONL] [--timeout=N] [-o console_output_style=classic]
+//	  [--featbench-id=ID ...] [ARGS ...] FILE
+//
+// xunit1 adds the file and line attributes, which tell collection errors
+// apart; -rA gives a summary line for every test that is not skipped.
+func Command(o RunOptions) []string {
+	py := o.Python
+	if py == "" {
+		py = "python3"
+	}
+	argv := []string{py, "-m", "pytest", "-rA", "--color=no", "-p", "no:cacheprovider"}
+	if o.Root != "" {
+		argv = append(argv, "--rootdir="+o.Root)
+	}
+	argv = append(argv, "-o", "junit_family=xunit1")
+	if o.JUnitXML != "" {
+		argv = append(argv, "--junitxml="+o.JUnitXML)
+	}
+	argv = append(argv, "-p", PluginModule)
+	if o.JSONL != "" {
+		argv = append(argv, "--featbench-jsonl="+o.JSONL)
+	}
+	if o.Timeout > 0 {
+		argv = append(argv, "--timeout="+strconv.FormatFloat(o.Timeout.Seconds(), 'f', -1, 64))
+	}
+	if o.Classic {
+		argv = append(argv, "-o", "console_output_style=classic")
+	}
+	for _, id := range o.IDs {
+		argv = append(argv, "--featbench-id="+id)
+	}
+	argv = append(argv, o.Args...)
+	return append(argv, o.File)
+}
+
+// Env returns the environment variables to set for [Command]'s process, as
+// NAME=value. CI=1 stops pytest from cutting summary messages to the
+// terminal width; PYTHONDONTWRITEBYTECODE keeps the tree clean for the next
+// run; PYTHONIOENCODING keeps non-ASCII node ids intact under a C locale.
+func Env(o RunOptions) []string {
+	cols := o.Columns
+	if cols <= 0 {
+		cols = 200
+	}
+	var path []string
+	if o.PluginDir != "" {
+		path = append(path, o.PluginDir)
+	}
+	path = append(path, o.PythonPath...)
+	env := []string{
+		"CI=1",
+		"COLUMNS=" + strconv.Itoa(cols),
+		"PYTHONDONTWRITEBYTECODE=1",
+		"PYTHONIOENCODING=utf-8",
+	}
+	if len(path) > 0 {
+		env = append(env, "PYTHONPATH="+strings.Join(path, ":"))
+	}
+	return env
+}

@@ -1,0 +1,134 @@
+package pytest
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// streamEvent is one line of the plugin's JSON stream.
+type streamEvent struct {
+	Event      string  `json:"event"` // sessionstart, start, report, collect, sessionfinish
+	NodeID     string  `json:"nodeid"`
+	When       string  `json:"when"`
+	Outcome    string  `json:"outcome"`
+	ExcType    string  `json:"exc_type"`
+	Message    string  `json:"message"`
+	WasXFail   *string `json:"wasxfail"`
+	Duration   float64 `json:"duration"`
+	ExitStatus *int    `json:"exitstatus"`
+	Pytest     string  `json:"pytest"`
+	Python     string  `json:"python"`
+	Rootdir    string  `json:"rootdir"`
+}
+
+// stream is what the JSON lines say.
+type stream struct {
+	present  bool
+	pytest   string
+	started  bool // sessionstart seen
+	finished bool // sessionfinish seen
+	exit     int
+	bad      int // lines that are not JSON (a line cut by a kill)
+	running  string
+	order    []string
+	tests    map[string]*streamTest
+	collect  []streamEvent
+}
+
+// streamTest gathers the reports of one test, by phase.
+type streamTest struct {
+	phases map[string]streamEvent
+}
+
+func parseStream(data []byte) stream {
+	s := stream{tests: map[string]*streamTest{}}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return s
+	}
+	s.present = true
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev streamEvent
+		if err := json.Unmarshal(line, &ev); err != nil {
+			s.bad++
+			continue
+		}
+		switch ev.Event {
+		case "sessionstart":
+			s.started, s.pytest = true, ev.Pytest
+		case "sessionfinish":
+			s.finished = true
+			if ev.ExitStatus != nil {
+				s.exit = *ev.ExitStatus
+			}
+		case "start":
+			s.running = ev.NodeID
+		case "collect":
+			s.collect = append(s.collect, ev)
+		case "report":
+			t := s.tests[ev.NodeID]
+			if t == nil {
+				t = &streamTest{phases: map[string]streamEvent{}}
+				s.tests[ev.NodeID] = t
+				s.order = append(s.order, ev.NodeID)
+			}
+			t.phases[ev.When] = ev
+			if ev.When == "teardown" && s.running == ev.NodeID {
+				s.running = ""
+			}
+		}
+	}
+	return s
+}
+
+// result combines a test's phases as pytest and its JUnit writer do. ok is
+// false when no phase decided the outcome yet (the run stopped during setup
+// or the call).
+func (t *streamTest) result() (r result, ok bool) {
+	for _, p := range t.phases {
+		r.seconds += p.Duration
+	}
+	setup, hasSetup := t.phases["setup"]
+	call, hasCall := t.phases["call"]
+	switch {
+	case hasSetup && setup.Outcome == "failed":
+		r.status, r.exc, r.msg = StatusError, setup.ExcType, setup.Message
+	case hasSetup && setup.Outcome == "skipped":
+		r.status, r.msg = StatusSkipped, setup.Message
+		if setup.WasXFail != nil {
+			r.status, r.exc = StatusXFailed, setup.ExcType
+		}
+	case hasCall:
+		r.status, r.exc, r.msg = callStatus(call), call.ExcType, call.Message
+	default:
+		return r, false
+	}
+	if td, ok := t.phases["teardown"]; ok && td.Outcome == "failed" && rank(StatusError) > rank(r.status) {
+		r.status, r.exc, r.msg = StatusError, td.ExcType, td.Message
+	}
+	if r.exc == "" && r.status != StatusPassed && r.status != StatusSkipped && r.status != StatusXPassed {
+		r.exc = guessExcType(r.msg, "")
+	}
+	return r, true
+}
+
+func callStatus(call streamEvent) Status {
+	switch call.Outcome {
+	case "passed":
+		if call.WasXFail != nil {
+			return StatusXPassed
+		}
+		return StatusPassed
+	case "skipped":
+		if call.WasXFail != nil {
+			return StatusXFailed
+		}
+		return StatusSkipped
+	}
+	if call.ExcType == "Timeout" || isTimeoutMessage(call.Message) {
+		return StatusTimeout
+	}
+	return StatusFailed
+}

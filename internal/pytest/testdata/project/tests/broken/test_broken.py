@@ -1,0 +1,2 @@
+def test_never_runs():
+    pass

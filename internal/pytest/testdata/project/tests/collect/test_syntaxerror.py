@@ -1,0 +1,5 @@
+"""SyntaxError in the test module."""
+
+
+def test_never_runs(:
+    pass
