@@ -132,15 +132,65 @@ var folderPattern = regexp.MustCompile(`^(\d{8})_(.+)$`)
 // belongs, and reads each file with a size limit, so that nothing in a
 // pull request reaches the site unvalidated.
 func Load(ctx context.Context, root string) (*Data, error) {
-	t, ps, err := scan(root)
-	if err != nil {
+	data, t, ps, broken, err := loadDatasets(root)
+	if err != nil || t == nil {
 		return nil, err
 	}
-	if t == nil {
-		return nil, ps.Err()
+	subs, orgs, sps := loadSubmissions(ctx, t, data, broken)
+	ps = append(ps, sps...)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	data := &Data{}
-	broken := map[string]bool{} // dataset versions that failed to load
+	data.Submissions = subs
+	ps = append(ps, checkSystems(subs)...)
+	ps = append(ps, loadChecked(t, subs)...)
+	var lps Problems
+	data.Logos, lps = loadLogos(t.logos, orgs)
+	ps = append(ps, lps...)
+	if err := ps.Err(); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// LoadDatasets reads and validates the dataset versions under root (the
+// data/ folder) alone, as Load does, leaving the submissions, logos and
+// attestations out: what evaluating needs, so that a broken submission
+// elsewhere does not stop an evaluation.
+func LoadDatasets(ctx context.Context, root string) (*Data, error) {
+	data, t, ps, _, err := loadDatasets(root)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	prefix := filepath.Join(root, "datasets") + string(filepath.Separator)
+	var own Problems
+	for _, p := range ps {
+		if strings.HasPrefix(p.File, prefix) || p.File == root {
+			own = append(own, p)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := own.Err(); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// loadDatasets walks root and loads its dataset versions; broken names the
+// versions that failed. A nil tree means the walk itself failed (err, or
+// problems in ps.Err()).
+func loadDatasets(root string) (data *Data, t *tree, ps Problems, broken map[string]bool, err error) {
+	t, ps, err = scan(root)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if t == nil {
+		return nil, nil, nil, nil, ps.Err()
+	}
+	data = &Data{}
+	broken = map[string]bool{} // dataset versions that failed to load
 
 	for _, f := range t.datasets {
 		key := strings.TrimPrefix(f.rel, "datasets/")
@@ -166,22 +216,7 @@ func Load(ctx context.Context, root string) (*Data, error) {
 		}
 		return a.Version < b.Version
 	})
-
-	subs, orgs, sps := loadSubmissions(ctx, t, data, broken)
-	ps = append(ps, sps...)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	data.Submissions = subs
-	ps = append(ps, checkSystems(subs)...)
-	ps = append(ps, loadChecked(t, subs)...)
-	var lps Problems
-	data.Logos, lps = loadLogos(t.logos, orgs)
-	ps = append(ps, lps...)
-	if err := ps.Err(); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return data, t, ps, broken, nil
 }
 
 func loadDataset(f *folder) (*Dataset, Problems) {

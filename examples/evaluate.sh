@@ -1,73 +1,50 @@
 #!/usr/bin/env bash
-# Evaluate the example submissions on the example dataset and write their
-# results.jsonl files.
+# Regenerates the example submissions in data/submissions/example/v1/ with
+# cmd/eval, in Docker containers: the gold patches, empty predictions and
+# the two hand-written agents of examples/predictions/. Each is evaluated on
+# the full split (runs/example-<slug>/) and submitted with its folder's own
+# metadata.toml, for full and, where the example has one, lite.
 #
-# usage: examples/evaluate.sh [SLUG...]
-#   default: every folder data/submissions/example/v1/full/<YYYYMMDD>_<slug>/
+# usage: examples/evaluate.sh [SLUG...]     default: gold empty tiny-agent shell-loop
 #
-# The prediction of a submission for an instance is
-#   gold        the instance's own patch (the reference solution),
-#   empty       no change at all,
-#   otherwise   examples/predictions/<slug>/<instance_id>.diff, and no
-#               prediction (no result line) when that file does not exist.
-# Each prediction is applied with `git apply` to the instance's base (the
-# complete project with test_patch and patch reverse-applied); when it does
-# not apply no test runs. Otherwise test_patch is applied and the instance's
-# FAIL_TO_PASS and PASS_TO_PASS tests run with pytest, one process per test
-# file. Token counts and cost come from examples/predictions/<slug>/usage.tsv
-# (invented for the example). The full split's results are written to
-# full/<folder>/results.jsonl, and restricted to the lite split's instances
-# to lite/<folder>/results.jsonl when that folder exists.
+# It needs a Docker engine: `eval "$(bash scripts/provision-docker.sh)"`.
+# The submissions' logs change with every run (durations), so the
+# maintainers' attestations of the gold and empty submissions must be
+# renewed afterwards: `go run ./cmd/build --attest ID` prints each entry of
+# data/checked.toml.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/tools/lib.sh"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-INSTANCES=$DATASET/instances.jsonl
-if [ $# -gt 0 ]; then
-	slugs=("$@")
-else
-	mapfile -t slugs < <(for f in "$SUBMISSIONS"/full/*_*/; do f=${f%/}; f=${f##*/}; echo "${f#*_}"; done)
-fi
-mapfile -t ids < <(exkit ids "$INSTANCES" full)
-mapfile -t lite < <(exkit ids "$INSTANCES" lite)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/eval" ./cmd/eval
 
+# evaluate SLUG DATE SPLITS ARGS...: run the predictions ARGS on the full
+# split, then submit the run for the splits SPLITS (comma-separated).
+evaluate() {
+	local slug=$1 date=$2 splits=$3
+	shift 3
+	local dir
+	dir=$(echo data/submissions/example/v1/full/*_"$slug")
+	cp "$dir/metadata.toml" "$tmp/$slug.toml"
+	"$tmp/eval" run --dataset example/v1 --split full --run-id "example-$slug" --force "$@"
+	local flags=()
+	IFS=, read -ra list <<<"$splits"
+	for s in "${list[@]}"; do flags+=(--split "$s"); done
+	"$tmp/eval" submit "example-$slug" --slug "$slug" --date "$date" --metadata "$tmp/$slug.toml" --force "${flags[@]}"
+}
+
+slugs=("$@")
+[ ${#slugs[@]} -gt 0 ] || slugs=(gold empty tiny-agent shell-loop)
 for slug in "${slugs[@]}"; do
-	dirs=("$SUBMISSIONS"/full/*_"$slug")
-	[ ${#dirs[@]} = 1 ] && [ -d "${dirs[0]}" ] || { echo "no single submission folder full/*_$slug" >&2; exit 1; }
-	folder=${dirs[0]##*/}
-	out=$WORK/$slug.jsonl
-	: >"$out"
-	for id in "${ids[@]}"; do
-		t=$WORK/$slug/$id
-		case $slug in
-		gold) pred=$t.gold.diff; mkdir -p "$WORK/$slug"; exkit get "$INSTANCES" "$id" patch >"$pred" ;;
-		empty) pred=$t.empty.diff; mkdir -p "$WORK/$slug"; : >"$pred" ;;
-		*) pred=$EXAMPLES/predictions/$slug/$id.diff ;;
-		esac
-		if [ ! -f "$pred" ]; then
-			echo "$slug $id: no prediction"
-			continue
-		fi
-		base_tree "$t" "$id" >/dev/null
-		applied=yes
-		if [ -s "$pred" ] && ! (cd "$t" && g apply "$pred" 2>"$t.apply.log"); then
-			applied=no
-		fi
-		[ $applied = yes ] && (cd "$t" && g apply "$t.test_patch.diff")
-		usage=()
-		[ -f "$EXAMPLES/predictions/$slug/usage.tsv" ] && usage=(--usage "$EXAMPLES/predictions/$slug/usage.tsv")
-		exkit result --instances "$INSTANCES" --id "$id" --dir "$t" --applied $applied \
-			--prediction "$pred" "${usage[@]}" >>"$out"
-		echo "$slug $id: $(tail -n1 "$out" | cut -c1-160)"
-	done
-	cp "$out" "$SUBMISSIONS/full/$folder/results.jsonl"
-	if [ -d "$SUBMISSIONS/lite/$folder" ]; then
-		: >"$SUBMISSIONS/lite/$folder/results.jsonl"
-		while IFS= read -r line; do
-			for id in "${lite[@]}"; do
-				case $line in "{\"instance_id\": \"$id\","*) echo "$line" >>"$SUBMISSIONS/lite/$folder/results.jsonl" ;; esac
-			done
-		done <"$out"
-	fi
+	case $slug in
+	gold) evaluate gold 2026-11-01 full,lite --gold ;;
+	empty) evaluate empty 2026-11-01 full --empty ;;
+	tiny-agent) evaluate tiny-agent 2026-11-12 full,lite --predictions examples/predictions/tiny-agent.jsonl ;;
+	shell-loop) evaluate shell-loop 2026-11-20 full,lite --predictions examples/predictions/shell-loop.jsonl ;;
+	*)
+		echo "evaluate.sh: unknown example submission $slug" >&2
+		exit 2
+		;;
+	esac
 done

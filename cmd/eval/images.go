@@ -20,13 +20,18 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pf.register(fs)
 	build := fs.Bool("build", false, "build the images the dataset's repositories need")
 	dataset := fs.String("dataset", "", "with --build: the dataset `NAME/VERSION`")
-	if err := parse(fs, args, stdout); err != nil {
+	rest, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected arguments %q", fs.Args())
+	if len(rest) > 0 {
+		return usageErr("unexpected arguments %q", rest)
 	}
-	pr, err := pf.open(ctx, *build)
+	mode := noData
+	if *build {
+		mode = datasetsOnly
+	}
+	pr, err := pf.open(ctx, mode)
 	if err != nil {
 		return err
 	}
@@ -73,10 +78,14 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var pf projectFlags
 	pf.register(fs)
 	withImages := fs.Bool("images", false, "also remove the base and environment images")
-	if err := parse(fs, args, stdout); err != nil {
+	rest, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	pr, err := pf.open(ctx, false)
+	if len(rest) > 0 {
+		return usageErr("unexpected arguments %q", rest)
+	}
+	pr, err := pf.open(ctx, noData)
 	if err != nil {
 		return err
 	}

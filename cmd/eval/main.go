@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -106,20 +107,25 @@ func newFlags(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse parses a command's flags; --help prints its usage to stdout and
-// ends the command with status 0.
-func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+// parse parses a command's flags and returns its other arguments, which
+// may come first (eval submit RUN --slug ...) or after the flags; --help
+// prints its usage to stdout and ends the command with status 0.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
 	for _, a := range args {
 		if a == "-h" || a == "--help" || a == "-help" {
 			fs.SetOutput(stdout)
 			fs.Usage()
-			return flag.ErrHelp
+			return nil, flag.ErrHelp
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2, err: nil}
+	var lead []string
+	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		lead, args = append(lead, args[0]), args[1:]
 	}
-	return nil
+	if err := fs.Parse(args); err != nil {
+		return nil, exitError{code: 2, err: nil}
+	}
+	return append(lead, fs.Args()...), nil
 }
 
 // multi is a repeatable string flag.

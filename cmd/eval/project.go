@@ -33,8 +33,17 @@ func (p *projectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.config, "config", "", "configuration `FILE` (default DIR/featbench.toml)")
 }
 
-// open reads featbench.toml and, with data, loads and validates data/.
-func (p projectFlags) open(ctx context.Context, data bool) (*project, error) {
+// What of data/ a command loads: nothing, the datasets alone (evaluating
+// needs no submission, and a broken one elsewhere must not stop it), or
+// everything, as build --check does.
+const (
+	noData = iota
+	datasetsOnly
+	allData
+)
+
+// open reads featbench.toml and loads and validates what of data/ it asks.
+func (p projectFlags) open(ctx context.Context, data int) (*project, error) {
 	path := p.config
 	if path == "" {
 		path = filepath.Join(p.root, config.FileName)
@@ -44,14 +53,14 @@ func (p projectFlags) open(ctx context.Context, data bool) (*project, error) {
 		return nil, err
 	}
 	pr := &project{root: p.root, cfg: cfg}
-	if data {
-		dir := cfg.Site.Data
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(p.root, dir)
-		}
-		if pr.data, err = bench.Load(ctx, dir); err != nil {
-			return nil, err
-		}
+	switch data {
+	case datasetsOnly:
+		pr.data, err = bench.LoadDatasets(ctx, pr.dataDir())
+	case allData:
+		pr.data, err = bench.Load(ctx, pr.dataDir())
+	}
+	if err != nil {
+		return nil, err
 	}
 	return pr, nil
 }

@@ -41,7 +41,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	attempts := fs.Int("attempts", 1, "attempts per instance: a prediction file may give several (attempt or n_attempt); pass@k over them")
 	force := fs.Bool("force", false, "evaluate again what an earlier run of this id finished")
 	timeout := fs.Duration("timeout", 0, "time one instance and attempt may take, everything included (default: eval.instance_timeout)")
-	if err := parse(fs, args, stdout); err != nil {
+	rest, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
 	}
 	n := 0
@@ -51,8 +52,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageErr("unexpected arguments %q", fs.Args())
+	case len(rest) > 0:
+		return usageErr("unexpected arguments %q", rest)
 	case *dataset == "":
 		return usageErr("--dataset is required (e.g. --dataset example/v1)")
 	case n != 1:
@@ -62,7 +63,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case *attempts < 1 || *attempts > 100:
 		return usageErr("--attempts %d: want 1 to 100", *attempts)
 	}
-	pr, err := pf.open(ctx, true)
+	pr, err := pf.open(ctx, datasetsOnly)
 	if err != nil {
 		return err
 	}

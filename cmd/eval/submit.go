@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -16,6 +19,21 @@ import (
 	"github.com/featbench/featbench/internal/evaluate"
 )
 
+// date is a bare TOML date: date = 2026-11-01, as CONTRIBUTING.md asks.
+type date struct{ time.Time }
+
+func (d date) MarshalTOML() ([]byte, error) { return []byte(d.Format("2006-01-02")), nil }
+
+// UnmarshalTOML reads a date, or a date and time, from a --metadata file.
+func (d *date) UnmarshalTOML(v any) error {
+	t, ok := v.(time.Time)
+	if !ok {
+		return fmt.Errorf("date is %T; want a bare date such as 2026-11-01", v)
+	}
+	d.Time = t
+	return nil
+}
+
 // metadata is metadata.toml as submit writes it: bench.Metadata's keys,
 // empty ones left out.
 type metadata struct {
@@ -23,7 +41,7 @@ type metadata struct {
 	Scaffold        string    `toml:"scaffold"`
 	Model           string    `toml:"model"`
 	Organisations   []string  `toml:"organisations,omitempty"`
-	Date            time.Time `toml:"date"`
+	Date            date      `toml:"date"`
 	SiteURL         string    `toml:"site_url,omitempty"`
 	ReportURL       string    `toml:"report_url,omitempty"`
 	LogsURL         string    `toml:"logs_url,omitempty"`
@@ -50,7 +68,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	name := fs.String("name", "", "display `NAME`, e.g. \"OpenHands + Claude Opus 4.5\"")
 	scaffold := fs.String("scaffold", "", "the agent `SCAFFOLD`")
 	model := fs.String("model", "", "the `MODEL`")
-	date := fs.String("date", "", "the run's `DATE`, YYYY-MM-DD (default: the day the run started)")
+	day := fs.String("date", "", "the run's `DATE`, YYYY-MM-DD (default: the day the run started)")
 	var orgs, tags multi
 	fs.Var(&orgs, "org", "an `ORGANISATION` behind the system (repeatable)")
 	fs.Var(&tags, "tag", "a `TAG` (repeatable)")
@@ -61,22 +79,25 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	reportURL := fs.String("report-url", "", "http(s) `URL` of a paper or report")
 	notes := fs.String("notes", "", "plain `TEXT` for the system page")
 	force := fs.Bool("force", false, "replace submission folders that exist")
-	if err := parse(fs, args, stdout); err != nil {
+	var only multi
+	fs.Var(&only, "split", "write only this `SPLIT` (repeatable; default: the run's split and every smaller split it covers)")
+	rest, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(rest) != 1 {
 		return usageErr("give the run: eval submit RUN --slug SLUG ...")
 	}
 	if err := bench.CheckName(*slug); err != nil {
 		return usageErr("--slug %q: %v", *slug, err)
 	}
-	pr, err := pf.open(ctx, true)
+	pr, err := pf.open(ctx, datasetsOnly)
 	if err != nil {
 		return err
 	}
-	dir := fs.Arg(0)
+	dir := rest[0]
 	if _, err := os.Stat(filepath.Join(dir, evaluate.RunMetaFile)); err != nil {
-		dir = filepath.Join(pr.runsDir(), fs.Arg(0))
+		dir = filepath.Join(pr.runsDir(), rest[0])
 	}
 	meta, err := evaluate.ReadMeta(dir)
 	if err != nil {
@@ -114,23 +135,25 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	m.Reference = m.Reference || *reference
 	m.Attempts = meta.Attempts
 	switch {
-	case *date != "":
-		if m.Date, err = time.Parse("2006-01-02", *date); err != nil {
-			return usageErr("--date %q: want YYYY-MM-DD", *date)
+	case *day != "":
+		if m.Date.Time, err = time.Parse("2006-01-02", *day); err != nil {
+			return usageErr("--date %q: want YYYY-MM-DD", *day)
 		}
 	case m.Date.IsZero():
-		m.Date = meta.Created.UTC().Truncate(24 * time.Hour)
+		m.Date.Time = meta.Created.UTC()
 	}
-	m.Date = time.Date(m.Date.Year(), m.Date.Month(), m.Date.Day(), 0, 0, 0, 0, time.UTC)
 	if m.Name == "" || m.Scaffold == "" || m.Model == "" {
 		return usageErr("give --name, --scaffold and --model (or a --metadata file with them)")
 	}
-	written, err := writeSubmissions(pr, ds, dir, meta, m, *slug, *force)
+	written, warnings, err := writeSubmissions(pr, ds, dir, meta, m, *slug, only, *force)
 	if err != nil {
 		return err
 	}
 	for _, w := range written {
 		fmt.Fprintln(stdout, "wrote", w)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	return nil
 }
@@ -138,7 +161,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // writeSubmissions writes the run's submission folders, for its split and
 // every smaller split it covers, staged beside data/ and checked by loading
 // data/ with them before they are moved into place.
-func writeSubmissions(pr *project, ds *bench.Dataset, dir string, meta evaluate.Meta, m metadata, slug string, force bool) ([]string, error) {
+func writeSubmissions(pr *project, ds *bench.Dataset, dir string, meta evaluate.Meta, m metadata, slug string, only []string, force bool) (written, warnings []string, err error) {
 	run := map[string]bool{}
 	for _, id := range meta.Instances {
 		run[id] = true
@@ -150,23 +173,28 @@ func writeSubmissions(pr *project, ds *bench.Dataset, dir string, meta evaluate.
 		for _, in := range ins {
 			covered = covered && run[in.InstanceID]
 		}
-		if covered && (sp.Name == meta.Split || len(ins) <= len(meta.Instances)) {
+		if covered && (sp.Name == meta.Split || len(ins) <= len(meta.Instances)) && (len(only) == 0 || slices.Contains(only, sp.Name)) {
 			splits = append(splits, sp.Name)
 		}
 	}
+	for _, o := range only {
+		if !slices.Contains(splits, o) {
+			return nil, nil, fmt.Errorf("--split %s: the run does not cover that split of %s whole", o, ds.DisplayName())
+		}
+	}
 	if len(splits) == 0 {
-		return nil, fmt.Errorf("the run covers no split of %s whole (it evaluated %d instances of %s)", ds.DisplayName(), len(meta.Instances), meta.Split)
+		return nil, nil, fmt.Errorf("the run covers no split of %s whole (it evaluated %d instances of %s)", ds.DisplayName(), len(meta.Instances), meta.Split)
 	}
 	results, err := readRunResults(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	folder := m.Date.Format("20060102") + "_" + slug
 	var buf bytes.Buffer
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
 	if err := enc.Encode(m); err != nil {
-		return nil, fmt.Errorf("encoding metadata.toml: %w", err)
+		return nil, nil, fmt.Errorf("encoding metadata.toml: %w", err)
 	}
 	metaTOML := buf.Bytes()
 	type staged struct{ tmp, final string }
@@ -179,14 +207,14 @@ func writeSubmissions(pr *project, ds *bench.Dataset, dir string, meta evaluate.
 	for _, sp := range splits {
 		final := filepath.Join(pr.dataDir(), "submissions", ds.Name, ds.Version, sp, folder)
 		if _, err := os.Stat(final); err == nil && !force {
-			return nil, fmt.Errorf("%s exists: give --force to replace it", final)
+			return nil, nil, fmt.Errorf("%s exists: give --force to replace it", final)
 		}
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tmp, err := os.MkdirTemp(filepath.Dir(final), "."+folder+".tmp-")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		done = append(done, staged{tmp, final})
 		var ids []string
@@ -202,17 +230,17 @@ func writeSubmissions(pr *project, ds *bench.Dataset, dir string, meta evaluate.
 		}
 		preds, err := predictionLines(dir, ids, meta)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		logs, err := evaluate.PackLogs(dir, ids, meta.Attempts)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for name, data := range map[string][]byte{
 			bench.MetadataFile: metaTOML, bench.ResultsFile: res.Bytes(), bench.PredictionsFile: preds, bench.LogsFile: logs,
 		} {
 			if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
@@ -230,30 +258,49 @@ func writeSubmissions(pr *project, ds *bench.Dataset, dir string, meta evaluate.
 		if _, err := os.Stat(s.final); err == nil {
 			if err := os.Rename(s.final, old); err != nil {
 				undo()
-				return nil, err
+				return nil, nil, err
 			}
 			defer os.RemoveAll(old)
 		}
 		if err := os.Rename(s.tmp, s.final); err != nil {
 			undo()
-			return nil, err
+			return nil, nil, err
 		}
 		moved = append(moved, s)
 	}
 	if _, err := bench.Load(context.Background(), pr.dataDir()); err != nil {
-		undo()
-		for _, s := range done {
-			if _, e := os.Stat(s.final + ".old"); e == nil {
-				os.Rename(s.final+".old", s.final)
+		// A maintainers' attestation of a submission this replaces no
+		// longer matches: theirs to renew, not a reason to refuse.
+		var ps bench.Problems
+		if errors.As(err, &ps) {
+			var rest bench.Problems
+			for _, p := range ps {
+				if filepath.Base(p.File) == bench.CheckedFile {
+					warnings = append(warnings, p.Error())
+				} else if !strings.Contains(p.Msg, "not checked: ") {
+					rest = append(rest, p)
+				}
+			}
+			if len(rest) == 0 {
+				err = nil
+			} else {
+				err = rest
 			}
 		}
-		return nil, fmt.Errorf("the new submission does not pass the checks, nothing written: %w", err)
+		if err != nil {
+			undo()
+			for _, s := range done {
+				if _, e := os.Stat(s.final + ".old"); e == nil {
+					os.Rename(s.final+".old", s.final)
+				}
+			}
+			return nil, nil, fmt.Errorf("the new submission does not pass the checks, nothing written: %w", err)
+		}
 	}
-	var out []string
 	for _, s := range done {
-		out = append(out, s.final)
+		written = append(written, s.final)
 	}
-	return out, nil
+	return written, warnings, nil
 }
 
 // readRunResults reads a run's results.jsonl, lines by instance.

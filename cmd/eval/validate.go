@@ -27,17 +27,18 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var pf projectFlags
 	pf.register(fs)
 	rerun := fs.Bool("rerun", false, "evaluate the predictions again in containers and compare with results.jsonl")
-	if err := parse(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return usageErr("give the submission folder: eval validate data/submissions/<name>/<version>/<split>/<folder>")
-	}
-	pr, err := pf.open(ctx, true)
+	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
 	}
-	sub, err := findSubmission(pr, fs.Arg(0))
+	if len(rest) != 1 {
+		return usageErr("give the submission folder: eval validate data/submissions/<name>/<version>/<split>/<folder>")
+	}
+	pr, err := pf.open(ctx, allData)
+	if err != nil {
+		return err
+	}
+	sub, err := findSubmission(pr, rest[0])
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/images/imagestest"
+	"github.com/featbench/featbench/internal/testenv"
+)
+
+// copyProject copies what eval needs of the repository into a fresh folder:
+// featbench.toml, data/ and the example's source and predictions.
+func copyProject(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, p := range []string{"data", "examples/textkit", "examples/predictions"} {
+		if err := os.CopyFS(filepath.Join(dst, p), os.DirFS(filepath.Join("..", "..", p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "featbench.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dst, "featbench.toml"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// evalBinary builds cmd/eval once for the test.
+func evalBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "eval")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func runEval(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"submit", "--help"}, {"validate", "--help"}, {"images", "--help"}, {"clean", "--help"}} {
+		out, _, code := runEval(t, args...)
+		if code != 0 || !strings.Contains(out, "usage: eval") {
+			t.Errorf("eval %s: exit %d, output %q; want the usage and exit 0", strings.Join(args, " "), code, out)
+		}
+	}
+	if _, errOut, code := runEval(t, "run", "--dataset", "example/v1"); code != 2 || !strings.Contains(errOut, "--gold") {
+		t.Errorf("eval run without predictions: exit %d, %q; want a usage error naming the choices", code, errOut)
+	}
+	if _, errOut, code := runEval(t, "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown command") {
+		t.Errorf("unknown command: exit %d, %q", code, errOut)
+	}
+}
+
+// TestRunErrors: an unknown dataset, instance or a prediction for another
+// dataset are clear errors before anything runs.
+func TestRunErrors(t *testing.T) {
+	root := copyProject(t)
+	other := filepath.Join(t.TempDir(), "other.jsonl")
+	if err := os.WriteFile(other, []byte(`{"instance_id": "django__django-11099", "model_name_or_path": "m", "model_patch": ""}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dataset", "nope/v9", "--gold"}, "no dataset nope/v9"},
+		{[]string{"--dataset", "example/v1", "--gold", "--instance", "missing-1"}, "no such instance"},
+		{[]string{"--dataset", "example/v1", "--predictions", other}, "predictions for another dataset"},
+		{[]string{"--dataset", "featurebench/v1.0", "--gold"}, "publishes no instances"},
+	} {
+		args := append([]string{"run", "--root", root, "--run-id", "x"}, c.args...)
+		_, errOut, code := runEval(t, args...)
+		if code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("eval %s: exit %d, %q; want an error with %q", strings.Join(args, " "), code, errOut, c.want)
+		}
+	}
+}
+
+// TestKilledRunResumes kills a real run (SIGKILL) once its first instance
+// is done, runs the same command again, and checks that it skips what was
+// done, removes what the killed run left running, and ends with the
+// report an uninterrupted run gives.
+func TestKilledRunResumes(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t) // the base image, built once per machine
+	root := copyProject(t)
+	bin := evalBinary(t)
+	cmd := func(id string) *exec.Cmd {
+		c := exec.Command(bin, "run", "--root", root, "--dataset", "example/v1", "--split", "full",
+			"--predictions", filepath.Join(root, "examples", "predictions", "shell-loop.jsonl"), "--run-id", id)
+		c.Env = append(os.Environ(), "DOCKER_HOST="+host)
+		return c
+	}
+	// Uninterrupted.
+	if out, err := cmd("whole").CombinedOutput(); err != nil {
+		t.Fatalf("eval run: %v\n%s", err, out)
+	}
+	// Killed after the first report, then run again.
+	killed := cmd("killed")
+	var log bytes.Buffer
+	killed.Stdout, killed.Stderr = &log, &log
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	first := ""
+	for first == "" && time.Now().Before(deadline) {
+		matches, _ := filepath.Glob(filepath.Join(root, "runs", "killed", "*", "attempt-1", evaluate.ReportFile))
+		if len(matches) > 0 {
+			first = matches[0]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if first == "" {
+		killed.Process.Kill()
+		t.Fatalf("no instance finished within 5 minutes:\n%s", log.String())
+	}
+	if err := killed.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.Wait()
+	firstReport, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "runs", "killed", evaluate.RunReportFile)); err == nil {
+		t.Fatal("the killed run wrote its run report: it was not killed mid-run; the test proves nothing")
+	}
+	out, err := cmd("killed").CombinedOutput()
+	if err != nil {
+		t.Fatalf("eval run after the kill: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "done before") {
+		t.Errorf("the resumed run did not skip the finished instance:\n%s", out)
+	}
+	again, err := os.ReadFile(first)
+	if err != nil || !bytes.Equal(again, firstReport) {
+		t.Errorf("the finished instance's report was rewritten by the resumed run")
+	}
+	whole, resumed := runReport(t, filepath.Join(root, "runs", "whole")), runReport(t, filepath.Join(root, "runs", "killed"))
+	if !bytes.Equal(whole, resumed) {
+		t.Errorf("the resumed run's report differs from an uninterrupted run's:\n whole   %s\n resumed %s", whole, resumed)
+	}
+	// Nothing of either run is left running.
+	if out, err := exec.Command("docker", "-H", host, "ps", "-a", "-q", "--filter", "label=featbench.kind=eval").CombinedOutput(); err == nil && len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("containers left behind: %s", out)
+	}
+}
+
+// runReport is a run's report.json without its timings.
+func runReport(t *testing.T, dir string) []byte {
+	t.Helper()
+	var m map[string]any
+	raw, err := os.ReadFile(filepath.Join(dir, evaluate.RunReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "seconds")
+	delete(m, "overhead_seconds")
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// TestSubmitAndValidate: a run becomes a submission folder for its split
+// and the smaller one it covers; validate accepts it, and catches a
+// results.jsonl edited to claim a resolution its logs do not show.
+func TestSubmitAndValidate(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t)
+	t.Setenv("DOCKER_HOST", host)
+	root := copyProject(t)
+	if _, errOut, code := runEval(t, "run", "--root", root, "--dataset", "example/v1", "--split", "full",
+		"--predictions", filepath.Join(root, "examples", "predictions", "tiny-agent.jsonl"), "--run-id", "tiny"); code != 0 {
+		t.Fatalf("eval run: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := runEval(t, "submit", "tiny", "--root", root, "--slug", "new-agent", "--name", "New Agent", "--scaffold", "S", "--model", "M",
+		"--date", "2026-11-23", "--org", "Lab")
+	if code != 0 {
+		t.Fatalf("eval submit: exit %d\n%s%s", code, out, errOut)
+	}
+	full := filepath.Join(root, "data", "submissions", "example", "v1", "full", "20261123_new-agent")
+	lite := filepath.Join(root, "data", "submissions", "example", "v1", "lite", "20261123_new-agent")
+	for _, dir := range []string{full, lite} {
+		for _, f := range []string{"metadata.toml", "results.jsonl", "predictions.jsonl", "logs.tar.gz"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("the submission lacks %s", filepath.Join(dir, f))
+			}
+		}
+		if _, errOut, code := runEval(t, "validate", dir, "--root", root); code != 0 {
+			t.Errorf("validate %s: exit %d\n%s", dir, code, errOut)
+		}
+	}
+	meta, _ := os.ReadFile(filepath.Join(full, "metadata.toml"))
+	if !strings.Contains(string(meta), "date = 2026-11-23\n") {
+		t.Errorf("metadata.toml does not give a bare date:\n%s", meta)
+	}
+	// Edit a line to claim what the logs do not show: the unresolved
+	// wrap-fill instance as resolved, its test lists edited to agree, so
+	// that build --check accepts it and only the logs can tell.
+	res := filepath.Join(full, "results.jsonl")
+	raw, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	edited := false
+	for i, l := range lines {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r["instance_id"] != "featbench__textkit-wrap-fill.lv1" {
+			continue
+		}
+		passed := append(r["f2p_passed"].([]any), r["f2p_failed"].([]any)...)
+		r["f2p_passed"], r["f2p_failed"], r["resolved"] = passed, []any{}, true
+		delete(r, "failure_modes")
+		b, _ := json.Marshal(r)
+		lines[i], edited = string(b), true
+	}
+	if !edited {
+		t.Fatal("no wrap-fill line to edit")
+	}
+	if err := os.WriteFile(res, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runEval(t, "validate", full, "--root", root)
+	if code == 0 || !strings.Contains(errOut, "featbench__textkit-wrap-fill.lv1") || !strings.Contains(errOut, `field "resolved"`) {
+		t.Errorf("validate of an edited results.jsonl: exit %d\n%s\nwant a failure naming the instance and the field resolved", code, errOut)
+	}
+	// Without logs: only as reported figures.
+	if err := os.Remove(filepath.Join(lite, "logs.tar.gz")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runEval(t, "validate", lite, "--root", root); code == 0 || !strings.Contains(errOut, "no logs.tar.gz") {
+		t.Errorf("validate without logs: exit %d, %q", code, errOut)
+	}
+}
