@@ -37,22 +37,22 @@ func (d *date) UnmarshalTOML(v any) error {
 // metadata is metadata.toml as submit writes it: bench.Metadata's keys,
 // empty ones left out.
 type metadata struct {
-	Name            string    `toml:"name"`
-	Scaffold        string    `toml:"scaffold"`
-	Model           string    `toml:"model"`
-	Organisations   []string  `toml:"organisations,omitempty"`
-	Date            date      `toml:"date"`
-	SiteURL         string    `toml:"site_url,omitempty"`
-	ReportURL       string    `toml:"report_url,omitempty"`
-	LogsURL         string    `toml:"logs_url,omitempty"`
-	TrajectoriesURL string    `toml:"trajectories_url,omitempty"`
-	PredictionsURL  string    `toml:"predictions_url,omitempty"`
-	OpenWeights     bool      `toml:"open_weights"`
-	OpenScaffold    bool      `toml:"open_scaffold"`
-	Attempts        int       `toml:"attempts"`
-	Reference       bool      `toml:"reference,omitempty"`
-	Tags            []string  `toml:"tags,omitempty"`
-	Notes           string    `toml:"notes,omitempty"`
+	Name            string   `toml:"name"`
+	Scaffold        string   `toml:"scaffold"`
+	Model           string   `toml:"model"`
+	Organisations   []string `toml:"organisations,omitempty"`
+	Date            date     `toml:"date"`
+	SiteURL         string   `toml:"site_url,omitempty"`
+	ReportURL       string   `toml:"report_url,omitempty"`
+	LogsURL         string   `toml:"logs_url,omitempty"`
+	TrajectoriesURL string   `toml:"trajectories_url,omitempty"`
+	PredictionsURL  string   `toml:"predictions_url,omitempty"`
+	OpenWeights     bool     `toml:"open_weights"`
+	OpenScaffold    bool     `toml:"open_scaffold"`
+	Attempts        int      `toml:"attempts"`
+	Reference       bool     `toml:"reference,omitempty"`
+	Tags            []string `toml:"tags,omitempty"`
+	Notes           string   `toml:"notes,omitempty"`
 }
 
 func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
