@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,42 +109,45 @@ func TestKilledRunResumes(t *testing.T) {
 		c.Env = append(os.Environ(), "DOCKER_HOST="+host)
 		return c
 	}
+	// Run ids of this test alone: other tests run containers meanwhile.
+	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
+	whole, killed := "whole-"+suffix, "killed-"+suffix
 	// Uninterrupted.
-	if out, err := cmd("whole").CombinedOutput(); err != nil {
+	if out, err := cmd(whole).CombinedOutput(); err != nil {
 		t.Fatalf("eval run: %v\n%s", err, out)
 	}
 	// Killed after the first report, then run again.
-	killed := cmd("killed")
+	kcmd := cmd(killed)
 	var log bytes.Buffer
-	killed.Stdout, killed.Stderr = &log, &log
-	if err := killed.Start(); err != nil {
+	kcmd.Stdout, kcmd.Stderr = &log, &log
+	if err := kcmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Minute)
 	first := ""
 	for first == "" && time.Now().Before(deadline) {
-		matches, _ := filepath.Glob(filepath.Join(root, "runs", "killed", "*", "attempt-1", evaluate.ReportFile))
+		matches, _ := filepath.Glob(filepath.Join(root, "runs", killed, "*", "attempt-1", evaluate.ReportFile))
 		if len(matches) > 0 {
 			first = matches[0]
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if first == "" {
-		killed.Process.Kill()
+		kcmd.Process.Kill()
 		t.Fatalf("no instance finished within 5 minutes:\n%s", log.String())
 	}
-	if err := killed.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := kcmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = killed.Wait()
+	_ = kcmd.Wait()
 	firstReport, err := os.ReadFile(first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "runs", "killed", evaluate.RunReportFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(root, "runs", killed, evaluate.RunReportFile)); err == nil {
 		t.Fatal("the killed run wrote its run report: it was not killed mid-run; the test proves nothing")
 	}
-	out, err := cmd("killed").CombinedOutput()
+	out, err := cmd(killed).CombinedOutput()
 	if err != nil {
 		t.Fatalf("eval run after the kill: %v\n%s", err, out)
 	}
@@ -154,13 +158,15 @@ func TestKilledRunResumes(t *testing.T) {
 	if err != nil || !bytes.Equal(again, firstReport) {
 		t.Errorf("the finished instance's report was rewritten by the resumed run")
 	}
-	whole, resumed := runReport(t, filepath.Join(root, "runs", "whole")), runReport(t, filepath.Join(root, "runs", "killed"))
-	if !bytes.Equal(whole, resumed) {
-		t.Errorf("the resumed run's report differs from an uninterrupted run's:\n whole   %s\n resumed %s", whole, resumed)
+	w, r := runReport(t, filepath.Join(root, "runs", whole)), runReport(t, filepath.Join(root, "runs", killed))
+	if !bytes.Equal(w, r) {
+		t.Errorf("the resumed run's report differs from an uninterrupted run's:\n whole   %s\n resumed %s", w, r)
 	}
-	// Nothing of either run is left running.
-	if out, err := exec.Command("docker", "-H", host, "ps", "-a", "-q", "--filter", "label=featbench.kind=eval").CombinedOutput(); err == nil && len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("containers left behind: %s", out)
+	// Nothing of either run is left running (other tests' runs may be).
+	for _, id := range []string{whole, killed} {
+		if out, err := exec.Command("docker", "-H", host, "ps", "-a", "-q", "--filter", "label=featbench.run="+id).CombinedOutput(); err == nil && len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("containers of run %s left behind: %s", id, out)
+		}
 	}
 }
 

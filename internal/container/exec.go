@@ -214,10 +214,13 @@ var ErrContainerKilled = errors.New("processes could not be stopped; the contain
 // they changed process groups or sessions. It uses only bash builtins, so
 // it still works when the pids limit forbids forking, and repeats until no
 // tagged process is left (a fork bomb refills the process table between
-// passes).
+// passes, and a killed process lingers until the kernel has torn it down,
+// which on a loaded machine takes longer than a pass): for up to 5 s, timed
+// by bash's own clock.
 const killScript = `exec 2>/dev/null
 t="$1"
-for pass in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+end=$(( ${EPOCHREALTIME//[.,]/} + 5000000 ))
+while :; do
 	found=
 	for d in /proc/[0-9]*; do
 		p="${d#/proc/}"
@@ -227,8 +230,8 @@ for pass in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 		done <"$d/environ"
 	done
 	[ -z "$found" ] && exit 0
-done
-exit 1`
+	[ "${EPOCHREALTIME//[.,]/}" -gt "$end" ] && exit 1
+done`
 
 // stopExec kills the processes of an exec and waits until the engine sees
 // it end. When that fails, it kills the container and returns
