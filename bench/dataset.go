@@ -165,6 +165,9 @@ type Dataset struct {
 	Manifest
 	Dir       string      // the version folder, for messages
 	Instances []*Instance // nil when only described
+	// Collection says how cmd/collect built the dataset; nil when it
+	// did not, or its collection.json is not published.
+	Collection *Collection
 	byID      map[string]*Instance
 	testIDs   map[string]string // every test id of every instance, to share
 	splits    map[string]*Split

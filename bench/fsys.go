@@ -70,7 +70,7 @@ const (
 // submission folder may hold.
 func datasetFile(name string) bool {
 	switch name {
-	case ManifestFile, InstancesFile, ReadmeFile:
+	case ManifestFile, InstancesFile, CollectionFile, ReadmeFile:
 		return true
 	}
 	return false
@@ -201,7 +201,7 @@ func layoutHint(dir []string) string {
 	case len(dir) == 0:
 		return "data/ holds only datasets/, submissions/, logos/, " + CheckedFile + " and " + ReadmeFile
 	case top == "datasets" && len(dir) == datasetDepth:
-		return "a dataset folder holds only " + ManifestFile + ", " + InstancesFile + " and " + ReadmeFile
+		return "a dataset folder holds only " + ManifestFile + ", " + InstancesFile + ", " + CollectionFile + " and " + ReadmeFile
 	case top == "datasets":
 		return "data/datasets/ holds <name>/<version>/ folders (and " + ReadmeFile + ")"
 	case top == "submissions" && len(dir) == submissionDepth:

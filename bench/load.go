@@ -251,6 +251,16 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 			ds.Instances, ps = readInstances(instPath, raw, repos, ps)
 		}
 	}
+	if f.file(CollectionFile) != nil {
+		cp := filepath.Join(f.path, CollectionFile)
+		if raw, err := readFile(cp, maxCollectionFile, nil); err != nil {
+			ps = append(ps, readProblem(cp, err))
+		} else {
+			var cps Problems
+			ds.Collection, cps = decodeCollection(cp, raw)
+			ps = append(ps, cps...)
+		}
+	}
 	ds.byID = make(map[string]*Instance, len(ds.Instances))
 	ds.testIDs = map[string]string{}
 	for i, in := range ds.Instances {

@@ -27,8 +27,9 @@ const FileName = "featbench.toml"
 // Config is featbench.toml.
 type Config struct {
 	Site    Site           `toml:"site"`
-	Collect map[string]any `toml:"collect"` // reserved for the collect command
-	Eval    Eval           `toml:"eval"`
+	Collect Collect `toml:"collect"`
+	Eval    Eval    `toml:"eval"`
+	LLM     LLM     `toml:"llm"`
 }
 
 // Eval configures cmd/eval: where the Docker engine is, how many instances
@@ -91,6 +92,11 @@ func Default() Config {
 		Pids:            1024,
 		ImagePrefix:     "featbench",
 		Runs:            "runs",
+	}, Collect: Collect{
+		Work:    ".cache/collect",
+		Workers: 1,
+	}, LLM: LLM{
+		Timeout: "3m",
 	}}
 }
 
@@ -247,6 +253,10 @@ func (c *checker) fill(key string, v any, dst reflect.Value) {
 		}
 		s := reflect.MakeSlice(dst.Type(), len(elems), len(elems))
 		for i, e := range elems {
+			// A table of an array starts from its defaults.
+			if d, ok := s.Index(i).Addr().Interface().(interface{ setDefaults() }); ok {
+				d.setDefaults()
+			}
 			c.fill(fmt.Sprintf("%s[%d]", key, i), e, s.Index(i))
 		}
 		dst.Set(s)
@@ -542,6 +552,8 @@ func (c *checker) validate(cfg *Config, root string) {
 	}
 	c.checkFolders(s, root)
 	c.checkEval(&cfg.Eval)
+	c.checkCollect(&cfg.Collect)
+	c.checkLLM(&cfg.LLM)
 	for i, b := range s.Badges {
 		if err := checkLink(b.URL); err != nil {
 			c.add(fmt.Sprintf("site.badges[%d].url", i), "%v", err)

@@ -170,13 +170,76 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-func TestLoadReservedTables(t *testing.T) {
-	cfg, err := config.Load(write(t, "[collect]\nanything = 1\n[collect.deep]\nx = \"y\"\n"))
+func TestLoadCollect(t *testing.T) {
+	cfg, err := config.Load(write(t, `[collect]
+workers = 2
+release_date = "2026-11-01"
+lite = 3
+
+[[collect.repo]]
+repository = "featbench/textkit"
+source = "examples/textkit"
+install = ["pip install -e ."]
+import_name = "textkit"
+line_budget = [10, 20]
+
+[[collect.repo]]
+repository = "o/second"
+source = "/src/second.git"
+commit = "0123456789abcdef0123456789abcdef01234567"
+install = ["pip install ."]
+import_name = "second"
+levels = [1]
+
+[llm]
+endpoint = "http://localhost:11434/v1"
+model = "qwen2.5-coder"
+`))
 	if err != nil {
-		t.Fatalf("keys under [collect] are reserved, not unknown: %v", err)
+		t.Fatal(err)
 	}
-	if cfg.Collect["anything"] != int64(1) {
-		t.Errorf("collect = %v", cfg.Collect)
+	co := cfg.Collect
+	if co.Work != ".cache/collect" || co.Workers != 2 || co.Lite != 3 || len(co.Repos) != 2 {
+		t.Fatalf("collect = %+v", co)
+	}
+	r := co.Repos[0]
+	// Keys a table leaves out take their defaults, each table its own.
+	if r.P2PFiles[0] != 1 || r.P2PFiles[1] != 5 || r.LineBudget[0] != 10 || r.LineBudget[1] != 20 ||
+		r.F2PPassRateMax != 0.3 || r.MinLines != 100 || r.MinF2PPoints != 10 || len(r.Levels) != 2 || r.Timeouts().TestFile != 10*time.Minute {
+		t.Errorf("repo[0] = %+v", r)
+	}
+	if r2 := co.Repos[1]; r2.LineBudget[0] != 3000 || len(r2.Levels) != 1 || r2.Commit == "" {
+		t.Errorf("repo[1] = %+v", r2)
+	}
+	if cfg.LLM.Model != "qwen2.5-coder" || cfg.LLM.Timeout != "3m" {
+		t.Errorf("llm = %+v", cfg.LLM)
+	}
+	_, err = config.Load(write(t, `[collect]
+workers = 0
+[[collect.repo]]
+repository = "no-slash"
+source = ""
+commit = "abc"
+python = "3.12"
+import_name = "1bad"
+p2p_files = [3, 1]
+line_budget = [100]
+f2p_pass_rate_max = 1.5
+forbidden_links = ["javascript:alert(1)"]
+earliest_test_date = "May 2022"
+levels = [3]
+test_file_timeout = "forever"
+installl = ["x"]
+[llm]
+endpoint = "ftp://x"
+`))
+	for _, want := range []string{"collect.workers", "collect.repo[0].repository", "collect.repo[0].source", "collect.repo[0].commit",
+		"collect.repo[0].python", "collect.repo[0].import_name", "collect.repo[0].p2p_files", "collect.repo[0].line_budget",
+		"collect.repo[0].f2p_pass_rate_max", "collect.repo[0].forbidden_links[0]", "collect.repo[0].earliest_test_date",
+		"collect.repo[0].levels", "collect.repo[0].test_file_timeout", `did you mean "collect.repo[0].install"`, "llm.endpoint", "llm.model"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not name %s", err, want)
+		}
 	}
 }
 

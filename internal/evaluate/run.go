@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
 )
 
@@ -278,40 +279,10 @@ func ReadMeta(dir string) (Meta, error) {
 	return m, nil
 }
 
-// writeJSONAtomic writes v as indented JSON through a temporary file and a
-// rename: a reader sees the old file or the new one, never a part.
-func writeJSONAtomic(path string, v any) error {
-	raw, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", path, err)
-	}
-	return writeAtomic(path, append(raw, '\n'))
-}
+// writeJSONAtomic writes v as indented JSON, whole or not at all.
+func writeJSONAtomic(path string, v any) error { return atomicfile.WriteJSON(path, v) }
 
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
 
 // sortedKeys of a map, for stable output.
 func sortedKeys[V any](m map[string]V) []string {

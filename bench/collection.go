@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// CollectionFile, in a dataset version folder, says how cmd/collect built
+// the dataset. It is optional; the site shows it on the dataset's page.
+const CollectionFile = "collection.json"
+
+// Limits of collection.json.
+const (
+	maxCollectionFile = 8 << 20
+	maxCollectionText = 2_000 // a repository name, file, stage or reason
+	maxCollectionList = 100_000
+)
+
+// Collection is collection.json: per repository, how far its test files
+// got through the stages, why each one that stopped was dropped, and how
+// long each stage took.
+type Collection struct {
+	Dataset   string            `json:"dataset"`
+	Seed      uint64            `json:"seed"`
+	Repos     []*CollectionRepo `json:"repositories"`
+	Instances int               `json:"instances"`
+	Splits    map[string]int    `json:"splits,omitempty"`
+}
+
+// CollectionRepo is one repository's collection.
+type CollectionRepo struct {
+	Repository string           `json:"repository"`
+	TestFiles  int              `json:"test_files"` // discovered
+	Passing    int              `json:"passing"`    // pass fully on the complete project
+	Candidates int              `json:"candidates"` // fail-to-pass candidates
+	Traced     int              `json:"traced"`
+	Classified int              `json:"classified"` // with tested top-level objects
+	WithP2P    int              `json:"with_p2p"`   // with pass-to-pass files
+	Masked     int              `json:"masked"`     // instances masked, both levels counted
+	Verified   int              `json:"verified"`   // instances that passed post-verification
+	Kept       int              `json:"kept"`       // instances in the dataset, after the full-set filters
+	Drops      []CollectionDrop `json:"drops"`
+	Stages     []CollectionTime `json:"stages"`
+}
+
+// CollectionDrop is a candidate test file, or one level of its instances,
+// that did not make it, and why.
+type CollectionDrop struct {
+	File   string `json:"file"`
+	Level  int    `json:"level,omitempty"` // 0: the candidate, every level
+	Stage  string `json:"stage"`
+	Reason string `json:"reason"`
+}
+
+// CollectionTime is how long a stage took, and whether its output came
+// from the work folder of an earlier run.
+type CollectionTime struct {
+	Stage   string  `json:"stage"`
+	Seconds float64 `json:"seconds"`
+	Reused  bool    `json:"reused,omitempty"`
+}
+
+// decodeCollection reads and checks collection.json: strict JSON, known
+// fields, non-negative counts, bounded text.
+func decodeCollection(path string, raw []byte) (*Collection, Problems) {
+	var ps Problems
+	var c Collection
+	if err := jsonv2.Unmarshal(raw, &c, jsonv2.RejectUnknownMembers(true)); err != nil {
+		ps.add(path, 0, "", "%v", err)
+		return nil, ps
+	}
+	text := func(field, s string) {
+		switch {
+		case len(s) > maxCollectionText:
+			ps.add(path, 0, field, "%s", checkBytes(len(s), maxCollectionText))
+		case !utf8.ValidString(s):
+			ps.add(path, 0, field, "is not valid UTF-8")
+		default:
+			for _, r := range s {
+				if badRune(r) {
+					ps.add(path, 0, field, "holds a control character %U", r)
+					break
+				}
+			}
+		}
+	}
+	count := func(field string, n int) {
+		if n < 0 {
+			ps.add(path, 0, field, "is %d; it cannot be negative", n)
+		}
+	}
+	text("dataset", c.Dataset)
+	count("instances", c.Instances)
+	for k, v := range c.Splits {
+		text("splits", k)
+		count("splits."+k, v)
+	}
+	if len(c.Repos) > maxCollectionList {
+		ps.add(path, 0, "repositories", "lists %d; at most %d", len(c.Repos), maxCollectionList)
+		return nil, ps
+	}
+	drops := 0
+	for i, r := range c.Repos {
+		f := fmt.Sprintf("repositories[%d]", i)
+		if r == nil {
+			ps.add(path, 0, f, "is null")
+			continue
+		}
+		text(f+".repository", r.Repository)
+		for _, n := range []struct {
+			k string
+			v int
+		}{{"test_files", r.TestFiles}, {"passing", r.Passing}, {"candidates", r.Candidates}, {"traced", r.Traced},
+			{"classified", r.Classified}, {"with_p2p", r.WithP2P}, {"masked", r.Masked}, {"verified", r.Verified}, {"kept", r.Kept}} {
+			count(f+"."+n.k, n.v)
+		}
+		drops += len(r.Drops)
+		if drops > maxCollectionList {
+			ps.add(path, 0, f+".drops", "more than %d drops in all", maxCollectionList)
+			return nil, ps
+		}
+		for j, d := range r.Drops {
+			g := fmt.Sprintf("%s.drops[%d]", f, j)
+			text(g+".file", d.File)
+			text(g+".stage", d.Stage)
+			text(g+".reason", d.Reason)
+			if d.Level < 0 || d.Level > 2 {
+				ps.add(path, 0, g+".level", "is %d; want 0 (every level), 1 or 2", d.Level)
+			}
+		}
+		if len(r.Stages) > 100 {
+			ps.add(path, 0, f+".stages", "lists %d; at most 100", len(r.Stages))
+			continue
+		}
+		for j, s := range r.Stages {
+			g := fmt.Sprintf("%s.stages[%d]", f, j)
+			text(g+".stage", s.Stage)
+			if m := checkRange(s.Seconds, 0, 1e9); m != "" {
+				ps.add(path, 0, g+".seconds", "is %v; %s", s.Seconds, m)
+			}
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return &c, nil
+}

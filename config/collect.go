@@ -1,0 +1,248 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"path"
+	"regexp"
+	"time"
+)
+
+// Collect configures cmd/collect: where its work goes, how its datasets
+// are described and sampled, and one Repo table per repository.
+type Collect struct {
+	Work    string `toml:"work"`    // the work folder, relative to the project root
+	Workers int    `toml:"workers"` // test files run or traced at once
+	// Dataset description written into the manifest.
+	Title       string `toml:"title"`
+	Description string `toml:"description"`
+	// ReleaseDate (YYYY-MM-DD) goes into the manifest; by default the date
+	// of the newest commit among the repositories' git sources, so that
+	// the same inputs give the same dataset.
+	ReleaseDate string `toml:"release_date"`
+	Lite        int    `toml:"lite"` // instances in the lite split (0: no lite split)
+	Fast        int    `toml:"fast"` // instances in the fast split (0: no fast split)
+	Repos       []Repo `toml:"repo"`
+}
+
+// Repo is one repository to collect from: where its source comes from, how
+// it is installed and tested, and the method's parameters for it (paper
+// 000, section 3.2 and Figure 7, whose defaults these are).
+type Repo struct {
+	Repository string `toml:"repository"` // owner/name
+	URL        string `toml:"url"`        // its home page, for the site
+	License    string `toml:"license"`
+	// Source is a folder (relative to the project root) or a git
+	// repository (a URL or path git can clone offline), at Commit.
+	Source     string   `toml:"source"`
+	Commit     string   `toml:"commit"`
+	Python     string   `toml:"python"`   // the Python version the tests need; the base image has 3.11
+	Packages   []string `toml:"packages"` // extra Debian packages (python3-*) in the base image
+	PreInstall []string `toml:"pre_install"`
+	Install    []string `toml:"install"`
+	ImportName string   `toml:"import_name"` // the library's import name
+	// Exclude are glob patterns (path.Match) of test files not to use.
+	Exclude          []string `toml:"exclude"`
+	DiscoveryTimeout string   `toml:"discovery_timeout"`
+	TestFileTimeout  string   `toml:"test_file_timeout"`
+	TraceTimeout     string   `toml:"trace_timeout"`
+	RepoTimeout      string   `toml:"repo_timeout"`
+	MinTestPoints    int      `toml:"min_test_points"` // of a fail-to-pass candidate file
+	MaxF2PFiles      int      `toml:"max_f2p_files"`   // candidates kept, most test points first; 0: all
+	MaxP2PFiles      int      `toml:"max_p2p_files"`   // the pass-to-pass pool; 0: all passing files
+	P2PFiles         []int    `toml:"p2p_files"`       // [least, most] pass-to-pass files per instance
+	LineBudget       []int    `toml:"line_budget"`     // [least, most] lines extracted; drawn per instance
+	F2PPassRateMax   float64  `toml:"f2p_pass_rate_max"`
+	ForbiddenLinks   []string `toml:"forbidden_links"`
+	EarliestTestDate string   `toml:"earliest_test_date"` // YYYY-MM-DD: test files first committed on or after it
+	MinLines         int      `toml:"min_lines"`          // full-set filter: lines of the gold patch
+	MinF2PPoints     int      `toml:"min_f2p_points"`     // full-set filter: fail-to-pass tests
+	Levels           []int    `toml:"levels"`             // task levels made: 1, 2 or both
+}
+
+// setDefaults fills a [[collect.repo]] table before the file's keys are
+// read into it.
+func (r *Repo) setDefaults() {
+	*r = Repo{
+		Python:           "3.11",
+		DiscoveryTimeout: "5m",
+		TestFileTimeout:  "10m",
+		TraceTimeout:     "10m",
+		RepoTimeout:      "24h",
+		MinTestPoints:    1,
+		P2PFiles:         []int{1, 5},
+		LineBudget:       []int{3000, 5000},
+		F2PPassRateMax:   0.3,
+		MinLines:         100,
+		MinF2PPoints:     10,
+		Levels:           []int{1, 2},
+	}
+}
+
+// RepoTimeouts are a Repo's timeouts, parsed (checked by Load).
+type RepoTimeouts struct {
+	Discovery, TestFile, Trace, Repo time.Duration
+}
+
+// Timeouts parses the Repo's timeouts.
+func (r Repo) Timeouts() RepoTimeouts {
+	var t RepoTimeouts
+	t.Discovery, _ = time.ParseDuration(r.DiscoveryTimeout)
+	t.TestFile, _ = time.ParseDuration(r.TestFileTimeout)
+	t.Trace, _ = time.ParseDuration(r.TraceTimeout)
+	t.Repo, _ = time.ParseDuration(r.RepoTimeout)
+	return t
+}
+
+// LLM configures the OpenAI-compatible chat API cmd/collect may use.
+type LLM struct {
+	Endpoint    string  `toml:"endpoint"`    // e.g. https://api.openai.com/v1 or http://localhost:11434/v1; "" for none
+	Model       string  `toml:"model"`       // e.g. gpt-4o-mini, qwen2.5-coder:7b
+	APIKeyEnv   string  `toml:"api_key_env"` // the environment variable holding the API key; "" for none
+	Temperature float64 `toml:"temperature"`
+	MaxTokens   int     `toml:"max_tokens"` // 0: the server's default
+	Seed        int     `toml:"seed"`       // sent with each request (servers that support it are then reproducible)
+	Timeout     string  `toml:"timeout"`    // one request
+}
+
+var (
+	repoName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	importName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	fullCommit = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// checkCollect checks the [collect] table and its repositories.
+func (c *checker) checkCollect(co *Collect) {
+	if co.Work == "" || checkChars(co.Work) != nil {
+		c.add("collect.work", "%q is not a folder name", co.Work)
+	}
+	if co.Workers < 1 || co.Workers > 64 {
+		c.add("collect.workers", "is %d; want 1 to 64", co.Workers)
+	}
+	if co.ReleaseDate != "" {
+		if _, err := time.Parse(time.DateOnly, co.ReleaseDate); err != nil {
+			c.add("collect.release_date", "%q is not a date YYYY-MM-DD", co.ReleaseDate)
+		}
+	}
+	if co.Lite < 0 {
+		c.add("collect.lite", "is %d; want 0 or more", co.Lite)
+	}
+	if co.Fast < 0 {
+		c.add("collect.fast", "is %d; want 0 or more", co.Fast)
+	}
+	seen := map[string]bool{}
+	for i := range co.Repos {
+		c.checkRepo(fmt.Sprintf("collect.repo[%d]", i), &co.Repos[i], seen)
+	}
+}
+
+func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
+	if !repoName.MatchString(r.Repository) {
+		c.add(key+".repository", "%q is not owner/name", r.Repository)
+	} else if seen[r.Repository] {
+		c.add(key+".repository", "%q is listed twice", r.Repository)
+	}
+	seen[r.Repository] = true
+	if r.Source == "" {
+		c.add(key+".source", "is missing: a folder of the project or a git URL")
+	} else if checkChars(r.Source) != nil {
+		c.add(key+".source", "%q holds control characters", r.Source)
+	}
+	if r.Commit != "" && !fullCommit.MatchString(r.Commit) {
+		c.add(key+".commit", "%q is not a full commit hash (40 or 64 hex digits)", r.Commit)
+	}
+	if r.Python != "3.11" {
+		c.add(key+".python", "is %q; the base image has Debian bookworm's Python 3.11", r.Python)
+	}
+	if len(r.Install) == 0 {
+		c.add(key+".install", "is missing: the commands that install the repository, e.g. [\"pip install --no-index --no-deps --no-build-isolation -e .\"]")
+	}
+	if !importName.MatchString(r.ImportName) {
+		c.add(key+".import_name", "%q is not a Python import name", r.ImportName)
+	}
+	for j, p := range r.Exclude {
+		if _, err := path.Match(p, ""); err != nil {
+			c.add(fmt.Sprintf("%s.exclude[%d]", key, j), "%q is not a glob pattern", p)
+		}
+	}
+	for _, d := range []struct{ k, v string }{
+		{"discovery_timeout", r.DiscoveryTimeout}, {"test_file_timeout", r.TestFileTimeout},
+		{"trace_timeout", r.TraceTimeout}, {"repo_timeout", r.RepoTimeout},
+	} {
+		if t, err := time.ParseDuration(d.v); err != nil || t <= 0 {
+			c.add(key+"."+d.k, "%q is not a positive duration such as \"90s\" or \"10m\"", d.v)
+		}
+	}
+	if r.MinTestPoints < 1 {
+		c.add(key+".min_test_points", "is %d; want 1 or more", r.MinTestPoints)
+	}
+	if r.MaxF2PFiles < 0 {
+		c.add(key+".max_f2p_files", "is %d; want 0 (all) or more", r.MaxF2PFiles)
+	}
+	if r.MaxP2PFiles < 0 {
+		c.add(key+".max_p2p_files", "is %d; want 0 (all) or more", r.MaxP2PFiles)
+	}
+	if len(r.P2PFiles) != 2 || r.P2PFiles[0] < 1 || r.P2PFiles[1] < r.P2PFiles[0] {
+		c.add(key+".p2p_files", "is %v; want [least, most] with 1 <= least <= most", r.P2PFiles)
+	}
+	if len(r.LineBudget) != 2 || r.LineBudget[0] < 1 || r.LineBudget[1] < r.LineBudget[0] {
+		c.add(key+".line_budget", "is %v; want [least, most] with 1 <= least <= most", r.LineBudget)
+	}
+	if math.IsNaN(r.F2PPassRateMax) || r.F2PPassRateMax < 0 || r.F2PPassRateMax >= 1 {
+		c.add(key+".f2p_pass_rate_max", "is %v; want at least 0 and below 1", r.F2PPassRateMax)
+	}
+	for j, l := range r.ForbiddenLinks {
+		if u, err := url.Parse(l); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			c.add(fmt.Sprintf("%s.forbidden_links[%d]", key, j), "%q is not an http(s) URL", l)
+		}
+	}
+	if r.EarliestTestDate != "" {
+		if _, err := time.Parse(time.DateOnly, r.EarliestTestDate); err != nil {
+			c.add(key+".earliest_test_date", "%q is not a date YYYY-MM-DD", r.EarliestTestDate)
+		}
+	}
+	if r.MinLines < 0 {
+		c.add(key+".min_lines", "is %d; want 0 or more", r.MinLines)
+	}
+	if r.MinF2PPoints < 0 {
+		c.add(key+".min_f2p_points", "is %d; want 0 or more", r.MinF2PPoints)
+	}
+	levels := map[int]bool{}
+	for _, l := range r.Levels {
+		if l != 1 && l != 2 || levels[l] {
+			c.add(key+".levels", "is %v; want [1], [2] or [1, 2]", r.Levels)
+			break
+		}
+		levels[l] = true
+	}
+	if len(r.Levels) == 0 {
+		c.add(key+".levels", "is empty; want [1], [2] or [1, 2]")
+	}
+}
+
+// checkLLM checks the [llm] table. An empty endpoint means no LLM.
+func (c *checker) checkLLM(l *LLM) {
+	if l.Endpoint == "" {
+		return
+	}
+	if u, err := url.Parse(l.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		c.add("llm.endpoint", "%q is not an http(s) URL such as https://api.openai.com/v1", l.Endpoint)
+	}
+	if l.Model == "" {
+		c.add("llm.model", "is missing: the model to ask, e.g. gpt-4o-mini")
+	}
+	if l.APIKeyEnv != "" && !envName.MatchString(l.APIKeyEnv) {
+		c.add("llm.api_key_env", "%q is not an environment variable name", l.APIKeyEnv)
+	}
+	if math.IsNaN(l.Temperature) || l.Temperature < 0 || l.Temperature > 2 {
+		c.add("llm.temperature", "is %v; want 0 to 2", l.Temperature)
+	}
+	if l.MaxTokens < 0 {
+		c.add("llm.max_tokens", "is %d; want 0 (the server's default) or more", l.MaxTokens)
+	}
+	if t, err := time.ParseDuration(l.Timeout); err != nil || t <= 0 {
+		c.add("llm.timeout", "%q is not a positive duration such as \"3m\"", l.Timeout)
+	}
+}

@@ -1,0 +1,572 @@
+"""FeatBench's tracer: run pytest in this process under a profiling hook and
+write the object dependency graph of the repository's code it saw.
+
+    python3 tracer.py --root /testbed --out trace.json --test tests/test_x.py -- PYTEST_ARGS...
+
+A node is a function, method or class of the repository (a class is seen
+when its body runs, at import), identified as path::qualname::line with the
+line of its def/class keyword. An edge joins a call's nearest repository
+caller to the callee, so calls made through code outside the repository
+(the standard library, pytest, a dependency) are attributed to the
+repository frame below them. Identity comes from the code object's
+co_qualname and co_firstlineno, so methods of the same name in different
+classes, or functions defined twice under one name, stay apart.
+
+Standard library only; Python 3.11 or later (co_qualname).
+"""
+
+import ast
+import inspect
+import json
+import os
+import sys
+import threading
+import time
+import types
+
+VERSION = 1
+
+
+def is_within(path, root):
+    """Whether path is root or under it, by whole path components."""
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:
+        return False
+
+
+class Repo:
+    """Which files belong to the repository, and their syntax trees."""
+
+    # Folders whose code is installed or generated, never the repository's.
+    SKIP_PARTS = {"site-packages", "dist-packages", ".venv", "venv", ".tox", ".git", "__pycache__"}
+
+    def __init__(self, root):
+        self.root = os.path.realpath(root)
+        self.rel = {}  # co_filename -> relative path, or None outside
+        self.index = {}  # relative path -> FileIndex
+
+    def relpath(self, filename):
+        """The repository-relative path of a code object's file, or None."""
+        rel = self.rel.get(filename, False)
+        if rel is not False:
+            return rel
+        rel = None
+        if filename.endswith(".py") and not filename.startswith("<"):
+            real = os.path.realpath(filename)
+            if is_within(real, self.root):
+                r = os.path.relpath(real, self.root).replace(os.sep, "/")
+                if not (set(r.split("/")) & self.SKIP_PARTS):
+                    rel = r
+        self.rel[filename] = rel
+        return rel
+
+    def file(self, rel):
+        fi = self.index.get(rel)
+        if fi is None:
+            fi = FileIndex(os.path.join(self.root, rel))
+            self.index[rel] = fi
+        return fi
+
+
+class Def:
+    __slots__ = ("qualname", "line", "start", "end", "kind", "parent", "local")
+
+    def __init__(self, qualname, line, start, end, kind, parent):
+        self.qualname, self.line, self.start, self.end = qualname, line, start, end
+        self.kind, self.parent = kind, parent
+        # Defined inside a function body: it exists only while its
+        # parent runs, and cannot be removed apart from it.
+        p = parent
+        self.local = False
+        while p is not None:
+            if p.kind != "class":
+                self.local = True
+                break
+            p = p.parent
+
+
+class FileIndex:
+    """The def and class statements of one file, by qualified name and line."""
+
+    def __init__(self, path):
+        self.defs = []
+        self.by_first = {}  # (qualname, first line incl. decorators) -> Def
+        self.by_line = {}  # (qualname, def line) -> Def
+        self.by_name = {}  # qualname -> [Def]
+        try:
+            with open(path, "rb") as f:
+                tree = ast.parse(f.read(), path)
+        except (OSError, SyntaxError, ValueError):
+            return
+        self._walk(tree, "", None, False)
+        self.defs.sort(key=lambda d: (d.start, -d.end))
+
+    def _walk(self, node, prefix, parent, in_class):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = prefix + child.name
+                start = min([d.lineno for d in child.decorator_list] + [child.lineno])
+                if isinstance(child, ast.ClassDef):
+                    kind = "class"
+                else:
+                    kind = "method" if in_class else "function"
+                d = Def(qual, child.lineno, start, child.end_lineno, kind, parent)
+                self.defs.append(d)
+                self.by_first[(qual, start)] = d
+                self.by_line[(qual, child.lineno)] = d
+                self.by_name.setdefault(qual, []).append(d)
+                self._walk(child, qual + ".", d, isinstance(child, ast.ClassDef))
+            else:
+                # Statements that hold definitions: if, try, with, for, ...
+                self._walk(child, prefix, parent, in_class)
+
+    def enclosing(self, line):
+        """The innermost def or class whose span holds line, or None."""
+        best = None
+        for d in self.defs:
+            if d.start <= line <= d.end and (best is None or d.start >= best.start):
+                best = d
+        return best
+
+    def resolve(self, qualname, first):
+        """The Def of a code object: by qualified name (with <locals>
+        removed) and first line; a lambda, comprehension or generator
+        expression is its enclosing def's."""
+        q = qualname.replace("<locals>.", "")
+        d = self.by_first.get((q, first)) or self.by_line.get((q, first))
+        if d is not None:
+            return d
+        last = q.rsplit(".", 1)[-1]
+        if last.startswith("<"):
+            return self.enclosing(first)
+        cands = self.by_name.get(q)
+        if cands and len(cands) == 1:
+            return cands[0]
+        return self.enclosing(first)
+
+
+class Tracer:
+    def __init__(self, repo):
+        self.repo = repo
+        self.codes = {}  # id(code) -> code, kept alive so ids stay unique
+        self.calls = {}  # id(code) -> call events
+        self.edges = {}  # (id(caller code) or 0, id(callee code)) -> calls
+
+    def make_profile(self):
+        relpath = self.repo.relpath
+        rel = self.repo.rel
+        codes, calls, edges = self.codes, self.calls, self.edges
+
+        def profile(frame, event, arg):
+            # Only entries into Python frames matter; c_call and returns
+            # leave at once, which keeps the hook's cost low.
+            if event != "call":
+                return
+            code = frame.f_code
+            fn = code.co_filename
+            r = rel.get(fn, False)
+            if r is False:
+                r = relpath(fn)
+            if r is None:
+                return
+            k = id(code)
+            if k not in codes:
+                codes[k] = code
+            calls[k] = calls.get(k, 0) + 1
+            f = frame.f_back
+            caller = 0
+            while f is not None:
+                c = f.f_code
+                cr = rel.get(c.co_filename, False)
+                if cr is False:
+                    cr = relpath(c.co_filename)
+                if cr is not None:
+                    caller = id(c)
+                    if caller not in codes:
+                        codes[caller] = c
+                    break
+                f = f.f_back
+            e = (caller, k)
+            edges[e] = edges.get(e, 0) + 1
+
+        return profile
+
+    def node_of(self, code):
+        """(id, record) of the node a code object belongs to."""
+        rel = self.repo.relpath(code.co_filename)
+        fi = self.repo.file(rel)
+        if code.co_name == "<module>":
+            return module_node(rel)
+        d = fi.resolve(code.co_qualname, code.co_firstlineno)
+        if d is None:
+            return module_node(rel)
+        return def_node(rel, d)
+
+    def graph(self):
+        nodes = {}
+        node_of = {}
+        for k, code in self.codes.items():
+            nid, rec = self.node_of(code)
+            node_of[k] = nid
+            if nid not in nodes:
+                nodes[nid] = rec
+        for k, n in self.calls.items():
+            nodes[node_of[k]]["calls"] += n
+        for (caller, callee), n in self.edges.items():
+            if caller == 0:
+                continue
+            a, b = node_of[caller], node_of[callee]
+            if a != b:
+                nodes[a]["callees"].add(b)
+        out = []
+        for nid in sorted(nodes):
+            rec = nodes[nid]
+            rec["callees"] = sorted(rec["callees"])
+            out.append(rec)
+        return out
+
+
+def module_node(rel):
+    nid = "%s::<module>::0" % rel
+    return nid, {"id": nid, "file": rel, "qualname": "<module>", "line": 0, "start": 0, "end": 0,
+                 "kind": "module", "calls": 0, "callees": set()}
+
+
+def def_node(rel, d):
+    nid = "%s::%s::%d" % (rel, d.qualname, d.line)
+    rec = {"id": nid, "file": rel, "qualname": d.qualname, "line": d.line, "start": d.start, "end": d.end,
+           "kind": d.kind, "calls": 0, "callees": set()}
+    if d.local:
+        rec["local"] = True
+    return nid, rec
+
+
+# --- the test file's imports, for the classifier -----------------------------
+
+class Usage(ast.NodeVisitor):
+    """Counts the uses of imported names, and of attributes reached through
+    them, in the whole file, in assert statements, and in pytest.raises
+    blocks (which assert that the code inside raises)."""
+
+    def __init__(self, names):
+        self.names = names  # bound name -> counters
+        self.in_assert = 0
+
+    def count(self, name, attr):
+        c = self.names.get(name)
+        if c is None:
+            return
+        if attr is not None:
+            c = c["attrs"].setdefault(attr, {"uses": 0, "assert_uses": 0})
+        c["uses"] += 1
+        if self.in_assert:
+            c["assert_uses"] += 1
+
+    def visit_Assert(self, node):
+        self.in_assert += 1
+        self.generic_visit(node)
+        self.in_assert -= 1
+
+    def visit_With(self, node):
+        raises = any(is_raises(item.context_expr) for item in node.items)
+        for item in node.items:
+            self.visit(item)
+        if raises:
+            self.in_assert += 1
+        for stmt in node.body:
+            self.visit(stmt)
+        if raises:
+            self.in_assert -= 1
+
+    def visit_Attribute(self, node):
+        chain = []
+        v = node
+        while isinstance(v, ast.Attribute):
+            chain.append(v.attr)
+            v = v.value
+        if isinstance(v, ast.Name) and v.id in self.names:
+            chain.reverse()
+            # "import pkg.mod" binds pkg: in pkg.mod.f, f is what pkg.mod
+            # provides. An aliased or from-import binds the module itself.
+            depth = self.names[v.id]["dotted"]
+            self.count(v.id, chain[depth] if len(chain) > depth else None)
+            return
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            self.count(node.id, None)
+
+
+def is_raises(expr):
+    f = expr.func if isinstance(expr, ast.Call) else None
+    if isinstance(f, ast.Attribute) and f.attr in ("raises", "warns", "assertRaises", "assertRaisesRegex"):
+        return True
+    return isinstance(f, ast.Name) and f.id in ("raises", "warns")
+
+
+def describe_object(repo, obj):
+    """(kind, id, file) of an imported object: where it is defined."""
+    if isinstance(obj, types.ModuleType):
+        f = getattr(obj, "__file__", None)
+        rel = repo.relpath(f) if f else None
+        return ("repo-module" if rel else "external-module"), None, rel
+    try:
+        target = inspect.unwrap(obj)
+    except Exception:
+        target = obj
+    if isinstance(target, (staticmethod, classmethod)):
+        target = target.__func__
+    # Objects that answer any attribute (proxies, mocks, sqlparse's token
+    # types) must not pass for functions: only a real code object counts.
+    code = getattr(target, "__code__", None) if callable(target) else None
+    if not isinstance(code, types.CodeType):
+        code = None
+    if code is not None:
+        rel = repo.relpath(code.co_filename)
+        if rel is None:
+            return "external", None, None
+        d = repo.file(rel).resolve(code.co_qualname, code.co_firstlineno)
+        if d is None:
+            return "repo-value", None, rel
+        return "repo-object", def_node(rel, d)[0], rel
+    if isinstance(target, type):
+        try:
+            f = inspect.getsourcefile(target)
+        except (TypeError, OSError):
+            f = None
+        rel = repo.relpath(f) if f else None
+        if rel is None:
+            return "external", None, None
+        q = target.__qualname__.replace("<locals>.", "")
+        cands = repo.file(rel).by_name.get(q)
+        if not cands:
+            return "repo-value", None, rel
+        return "repo-object", def_node(rel, cands[-1])[0], rel
+    mod = getattr(obj, "__module__", None)
+    m = sys.modules.get(mod) if isinstance(mod, str) else None
+    f = getattr(m, "__file__", None) if m else None
+    rel = repo.relpath(f) if f else None
+    return ("repo-value" if rel else "external"), None, rel
+
+
+def test_imports(repo, test_file):
+    """The test file's import statements, what each name is, and how the
+    file uses it."""
+    path = os.path.join(repo.root, test_file)
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError) as e:
+        return [], "cannot parse %s: %s" % (test_file, e)
+    pkg = os.path.dirname(test_file).replace("/", ".")
+    records = []
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                mod = sys.modules.get(a.name)
+                kind, _, rel = describe_object(repo, mod) if mod else ("unresolved", None, None)
+                bound = a.asname or a.name.split(".")[0]
+                # "import a.b.c" binds a; attributes are reached past a.b.c
+                dotted = 0 if a.asname else a.name.count(".")
+                rec = {"line": node.lineno, "module": a.name, "name": "", "alias": a.asname or "", "kind": kind,
+                       "id": "", "file": rel or "", "uses": 0, "assert_uses": 0, "attrs": {}, "dotted": dotted,
+                       "target": mod}
+                records.append(rec)
+                names[bound] = rec
+        elif isinstance(node, ast.ImportFrom):
+            modname = node.module or ""
+            if node.level:
+                base = pkg.split(".") if pkg else []
+                base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                modname = ".".join([p for p in base if p] + ([node.module] if node.module else []))
+            mod = sys.modules.get(modname)
+            for a in node.names:
+                if a.name == "*":
+                    continue
+                obj = getattr(mod, a.name, None) if mod is not None else None
+                if obj is None and mod is not None:
+                    obj = sys.modules.get(modname + "." + a.name)
+                if obj is None:
+                    kind, oid, rel = "unresolved", None, None
+                else:
+                    kind, oid, rel = describe_object(repo, obj)
+                rec = {"line": node.lineno, "module": modname, "name": a.name, "alias": a.asname or "",
+                       "kind": kind, "id": oid or "", "file": rel or "", "uses": 0, "assert_uses": 0,
+                       "attrs": {}, "dotted": 0, "target": obj}
+                records.append(rec)
+                names[a.asname or a.name] = rec
+    Usage(names).visit(tree)
+    out = []
+    for rec in records:
+        target = rec.pop("target")
+        rec.pop("dotted")
+        attrs = []
+        for name in sorted(rec["attrs"]):
+            c = rec["attrs"][name]
+            obj = target
+            for part in name.split("."):
+                obj = getattr(obj, part, None) if obj is not None else None
+            kind, oid, rel = describe_object(repo, obj) if obj is not None else ("unresolved", None, None)
+            attrs.append({"name": name, "kind": kind, "id": oid or "", "file": rel or "", "uses": c["uses"],
+                          "assert_uses": c["assert_uses"]})
+        rec["attrs"] = attrs
+        out.append(rec)
+    out.sort(key=lambda r: (r["line"], r["module"], r["name"]))
+    return out, ""
+
+
+# --- what modules reference when they are imported ----------------------------
+
+class ImportTimeRefs(ast.NodeVisitor):
+    """Collects the names and attribute chains a module's import-time code
+    loads: module level and class bodies, decorators and default values,
+    but not function bodies, which run only when called."""
+
+    def __init__(self):
+        self.refs = []  # lists of names: ["case", "snake_case"]
+
+    def visit_FunctionDef(self, node):
+        for d in node.decorator_list:
+            self.visit(d)
+        self.visit(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self.visit(node.args)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            self.refs.append([node.id])
+
+    def visit_Attribute(self, node):
+        chain = []
+        v = node
+        while isinstance(v, ast.Attribute):
+            chain.append(v.attr)
+            v = v.value
+        if isinstance(v, ast.Name):
+            chain.append(v.id)
+            chain.reverse()
+            self.refs.append(chain)
+        else:
+            self.generic_visit(node)
+
+
+def import_refs(repo):
+    """Ids of the repository's functions and classes that the import-time
+    code of loaded repository modules references. Removing one breaks the
+    import of the module that references it, even though no call to it was
+    traced (a function registered in a table, an alias, a default)."""
+    out = set()
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        rel = repo.relpath(f) if isinstance(f, str) else None
+        if rel is None:
+            continue
+        try:
+            with open(os.path.join(repo.root, rel), "rb") as fh:
+                tree = ast.parse(fh.read(), rel)
+        except (OSError, SyntaxError, ValueError):
+            continue
+        v = ImportTimeRefs()
+        v.visit(tree)
+        g = getattr(mod, "__dict__", {})
+        seen = set()
+        for chain in v.refs:
+            key = tuple(chain)
+            if key in seen:
+                continue
+            seen.add(key)
+            obj = g.get(chain[0])
+            for part in chain[1:]:
+                if obj is None:
+                    break
+                # Each step of the chain names an object: a.b.c references a.b too.
+                try:
+                    obj = inspect.getattr_static(obj, part, None)
+                except Exception:
+                    obj = None
+                if obj is not None:
+                    add_ref(repo, obj, out)
+            if obj is not None and len(chain) == 1:
+                add_ref(repo, obj, out)
+    return sorted(out)
+
+
+def add_ref(repo, obj, out):
+    try:
+        kind, oid, _ = describe_object(repo, obj)
+    except Exception:
+        return
+    if kind == "repo-object" and oid:
+        out.add(oid)
+
+
+def main(argv):
+    root, out, tests, rest = None, None, [], []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            rest = argv[i + 1:]
+            break
+        if a in ("--root", "--out", "--test") and i + 1 < len(argv):
+            v = argv[i + 1]
+            if a == "--root":
+                root = v
+            elif a == "--out":
+                out = v
+            else:
+                tests.append(v)
+            i += 2
+            continue
+        print("tracer: unknown argument %r" % a, file=sys.stderr)
+        return 2
+    if not root or not out:
+        print("usage: tracer.py --root DIR --out FILE [--test FILE ...] -- PYTEST_ARGS", file=sys.stderr)
+        return 2
+    import pytest  # imported untraced: pytest is not the repository
+
+    repo = Repo(root)
+    tracer = Tracer(repo)
+    prof = tracer.make_profile()
+    start = time.monotonic()
+    threading.setprofile(prof)
+    sys.setprofile(prof)
+    try:
+        code = pytest.main(rest)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    seconds = time.monotonic() - start
+    result = {"version": VERSION, "root": repo.root, "args": rest, "exit_code": int(code),
+              "seconds": round(seconds, 3), "python": sys.version.split()[0], "nodes": tracer.graph(),
+              "imports": {}, "import_refs": [], "notes": []}
+    try:
+        result["import_refs"] = import_refs(repo)
+    except Exception as e:  # the graph is still worth having
+        result["notes"].append("import-time references not resolved: %s: %s" % (type(e).__name__, e))
+    for t in tests:
+        try:
+            recs, err = test_imports(repo, t)
+        except Exception as e:  # the graph is still worth having
+            recs, err = [], "imports of %s not resolved: %s: %s" % (t, type(e).__name__, e)
+        result["imports"][t] = recs
+        if err:
+            result["notes"].append(err)
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=None, sort_keys=True, separators=(",", ":"))
+        f.write("\n")
+    os.replace(tmp, out)
+    return int(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
