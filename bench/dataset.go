@@ -168,9 +168,9 @@ type Dataset struct {
 	// Collection says how cmd/collect built the dataset; nil when it
 	// did not, or its collection.json is not published.
 	Collection *Collection
-	byID      map[string]*Instance
-	testIDs   map[string]string // every test id of every instance, to share
-	splits    map[string]*Split
+	byID       map[string]*Instance
+	testIDs    map[string]string // every test id of every instance, to share
+	splits     map[string]*Split
 }
 
 // Key is "name/version", the dataset's place under data/datasets and

@@ -26,7 +26,7 @@ const FileName = "featbench.toml"
 
 // Config is featbench.toml.
 type Config struct {
-	Site    Site           `toml:"site"`
+	Site    Site    `toml:"site"`
 	Collect Collect `toml:"collect"`
 	Eval    Eval    `toml:"eval"`
 	LLM     LLM     `toml:"llm"`
