@@ -16,8 +16,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 //go:embed tracer.py
@@ -193,25 +191,6 @@ func (g *Graph) Reached() map[string]bool {
 		m[id] = true
 	}
 	return m
-}
-
-// ParseID splits an object id path::qualname::line.
-func ParseID(id string) (path, qualname string, line int, err error) {
-	i := strings.Index(id, "::")
-	j := strings.LastIndex(id, "::")
-	if i <= 0 || j <= i+2 {
-		return "", "", 0, fmt.Errorf("object id %q is not path::qualname::line", id)
-	}
-	line, err = strconv.Atoi(id[j+2:])
-	if err != nil || line < 0 {
-		return "", "", 0, fmt.Errorf("object id %q: line %q is not a number", id, id[j+2:])
-	}
-	return id[:i], id[i+2 : j], line, nil
-}
-
-// FormatID is ParseID's inverse.
-func FormatID(path, qualname string, line int) string {
-	return path + "::" + qualname + "::" + strconv.Itoa(line)
 }
 
 // Options describe one traced pytest run.

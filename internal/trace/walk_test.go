@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"github.com/featbench/featbench/internal/objid"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ func graph(t *testing.T, lines ...string) *Graph {
 	g := &Graph{Version: Version}
 	for _, l := range lines {
 		f := strings.Fields(l)
-		p, q, line, err := ParseID(f[0])
+		p, q, line, err := objid.Parse(f[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,29 +122,6 @@ func TestWalkDeterministic(t *testing.T) {
 	// Budget 20 fits a and one callee: the first in id order, b.
 	if want := []string{"m.py::a::1", "m.py::b::20"}; !reflect.DeepEqual(first.Extracted, want) {
 		t.Errorf("Extracted = %v, want %v", first.Extracted, want)
-	}
-}
-
-func TestParseID(t *testing.T) {
-	for _, c := range []struct {
-		id        string
-		path, q   string
-		line      int
-		wantError bool
-	}{
-		{"a/b.py::C.m::12", "a/b.py", "C.m", 12, false},
-		{"a.py::<module>::0", "a.py", "<module>", 0, false},
-		{"a.py::f::x", "", "", 0, true},
-		{"a.py::12", "", "", 0, true},
-		{"::f::1", "", "", 0, true},
-	} {
-		p, q, l, err := ParseID(c.id)
-		if (err != nil) != c.wantError || p != c.path || q != c.q || l != c.line {
-			t.Errorf("ParseID(%q) = %q %q %d %v", c.id, p, q, l, err)
-		}
-		if err == nil && FormatID(p, q, l) != c.id {
-			t.Errorf("FormatID(ParseID(%q)) = %q", c.id, FormatID(p, q, l))
-		}
 	}
 }
 

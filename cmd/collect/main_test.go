@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func runCollect(args ...string) (string, string, int) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestUsage(t *testing.T) {
+	if _, errOut, code := runCollect("--help"); code != 0 || !strings.Contains(errOut, "--dataset") || !strings.Contains(errOut, "Stages: env, discover") {
+		t.Errorf("--help: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCollect(); code != 2 || !strings.Contains(errOut, "--dataset NAME/VERSION is required") {
+		t.Errorf("no flags: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCollect("--dataset", "x/v1", "extra"); code != 2 || !strings.Contains(errOut, `unexpected argument "extra"`) {
+		t.Errorf("extra argument: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCollect("graph", "--repo", "o/r"); code != 2 || !strings.Contains(errOut, "--repo and --file are required") {
+		t.Errorf("graph without --file: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestProjectConfig checks that the project's own featbench.toml describes
+// a repository to collect from, so the README's command runs.
+func TestProjectConfig(t *testing.T) {
+	cfg, err := projectFlags{root: "../.."}.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Collect.Repos) == 0 || cfg.Collect.Repos[0].Repository != "featbench/textkit" {
+		t.Errorf("collect.repo = %+v", cfg.Collect.Repos)
+	}
+}
+
+func TestGraphWithoutWork(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := runCollect("graph", "--root", "../..", "--work", dir, "--repo", "featbench/textkit", "--file", "tests/test_slug.py")
+	if code != 1 || !strings.Contains(errOut, "run the trace stage first") {
+		t.Errorf("graph on an empty work folder: exit %d\n%s", code, errOut)
+	}
+}

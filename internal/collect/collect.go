@@ -1,0 +1,202 @@
+// Package collect turns a Python repository with a pytest suite into
+// verified feature-level task instances, following FeatureBench's
+// test-driven method (paper 000, section 3.2 and appendix A): run the
+// tests, trace the passing ones into an object dependency graph, pick the
+// objects a test file is about, remove them and what only they use, verify
+// the result in fresh containers, and describe the task.
+//
+// Every stage stores its output in the repository's work folder with a
+// digest of its inputs; a stage whose output is there and whose inputs are
+// unchanged is skipped, so an interrupted run resumes where it stopped.
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/llm"
+)
+
+// Stages, in order. Each can run alone (Options.Stage) once the ones
+// before it have stored their output.
+const (
+	StageEnv        = "env"        // the repository's image
+	StageDiscover   = "discover"   // test files, by pytest's collection
+	StageRun        = "run"        // each test file run; fully passing ones are candidates
+	StageTrace      = "trace"      // candidates and the pass-to-pass pool traced
+	StageClassify   = "classify"   // the tested top-level objects of each candidate
+	StageP2P        = "p2p"        // pass-to-pass files of each candidate
+	StageWalk       = "walk"       // what each candidate's task removes
+	StageMask       = "mask"       // the masked codebase and the patches
+	StageVerify     = "verify"     // post-verification in fresh containers
+	StageStatements = "statements" // problem statements
+	StageDataset    = "dataset"    // filters, splits, the dataset written
+)
+
+// Stages lists the stages in order.
+var Stages = []string{StageEnv, StageDiscover, StageRun, StageTrace, StageClassify, StageP2P, StageWalk,
+	StageMask, StageVerify, StageStatements, StageDataset}
+
+// Chatter is what collection needs of an LLM: llm.Client.
+type Chatter interface {
+	Chat(ctx context.Context, msgs []llm.Message) (llm.Reply, error)
+}
+
+// Engine is what collection needs of a Docker engine: *container.Engine.
+type Engine interface {
+	starter
+	imageEngine
+}
+
+// Options are one collection run.
+type Options struct {
+	Root    string // the project root: featbench.toml's folder
+	Config  config.Config
+	Dataset string // name/version to write
+	Repos   []string
+	// Stage, when set, runs that stage alone (on every selected
+	// repository); the dataset stage then runs only if it is the one.
+	Stage   string
+	Seed    uint64
+	Force   bool // make again the outputs of the stages that run, even when stored
+	Engine  Engine
+	LLM     Chatter // nil: the deterministic classifier, statements without LLM text
+	Log     io.Writer
+	Now     func() time.Time
+	Verbose bool
+}
+
+// stageIndex is a stage's place in Stages, or -1.
+func stageIndex(s string) int {
+	for i, x := range Stages {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// Run collects from every selected repository and writes the dataset.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Stage != "" && stageIndex(o.Stage) < 0 {
+		return nil, fmt.Errorf("unknown stage %q; the stages are %s", o.Stage, strings.Join(Stages, ", "))
+	}
+	name, version, ok := strings.Cut(o.Dataset, "/")
+	if !ok || !validName(name) || !validName(version) {
+		return nil, fmt.Errorf("dataset %q is not NAME/VERSION (letters, digits, '.', '-', '_')", o.Dataset)
+	}
+	repos, err := selectRepos(o.Config.Collect.Repos, o.Repos)
+	if err != nil {
+		return nil, err
+	}
+	dataDir := o.Config.Site.Data
+	if !filepath.IsAbs(dataDir) {
+		dataDir = filepath.Join(o.Root, dataDir)
+	}
+	out := filepath.Join(dataDir, "datasets", name, version)
+	writing := o.Stage == "" || o.Stage == StageDataset
+	if writing {
+		if err := refuseExisting(out); err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report{Dataset: o.Dataset, Seed: o.Seed}
+	var results []*repoResult
+	for _, rc := range repos {
+		r := newRepoRun(o, rc)
+		res, err := r.run(ctx)
+		if res != nil {
+			rep.Repos = append(rep.Repos, res.report)
+			results = append(results, res)
+		}
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", rc.Repository, err)
+		}
+	}
+	if !writing {
+		return rep, nil
+	}
+	if err := writeDataset(ctx, o, out, name, version, results, rep); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+func validName(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// selectRepos picks the configured repositories to collect from: all of
+// them, or those named.
+func selectRepos(all []config.Repo, names []string) ([]config.Repo, error) {
+	if len(all) == 0 {
+		return nil, errors.New("featbench.toml has no [[collect.repo]] table: nothing to collect from")
+	}
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []config.Repo
+	for _, n := range names {
+		found := false
+		for _, r := range all {
+			if r.Repository == n {
+				out = append(out, r)
+				found = true
+			}
+		}
+		if !found {
+			var known []string
+			for _, r := range all {
+				known = append(known, r.Repository)
+			}
+			return nil, fmt.Errorf("repository %q has no [[collect.repo]] table (configured: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return out, nil
+}
+
+// itemRand is the random source of one item (a candidate test file): its
+// own, seeded from the run's seed and the item's identity, so that draws do
+// not depend on the order items are handled in.
+func itemRand(seed uint64, parts ...string) *rand.Rand {
+	d := digest(append([]string{fmt.Sprint(seed)}, parts...))
+	var a, b uint64
+	fmt.Sscanf(d[:16], "%x", &a)
+	fmt.Sscanf(d[16:24], "%x", &b)
+	return rand.New(rand.NewPCG(a, b))
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+var _ Engine = (*container.Engine)(nil)

@@ -1,0 +1,285 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/atomicfile"
+)
+
+// candidateInstance is a verified instance with the repository and file it
+// came from, before the full-set filters.
+type candidateInstance struct {
+	in   *bench.Instance
+	file string
+}
+
+// gather turns the verified candidates into instances with statements.
+func (r *repoRun) gather() {
+	for _, c := range r.cands {
+		for _, l := range []int{1, 2} {
+			if !r.wantLevel(l) || !c.has(l) {
+				continue
+			}
+			st := c.stmt.L1
+			if l == 2 {
+				st = c.stmt.L2
+			}
+			if st == "" {
+				continue
+			}
+			in := r.instance(c, l)
+			in.ProblemStatement = st
+			r.res.instances = append(r.res.instances, &candidateInstance{in: in, file: c.File})
+		}
+		r.res.report.Drops = append(r.res.report.Drops, c.Drops...)
+	}
+	r.res.env = r.env
+}
+
+// refuseExisting refuses to write over a dataset version.
+func refuseExisting(dir string) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("%s exists: a dataset version is never overwritten; choose a new version", dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// filterInstance applies the full-set filters (paper 000, section 3.3):
+// enough gold lines, enough fail-to-pass tests, a test file first
+// committed on or after the configured date. It returns why an instance
+// is left out, or "".
+func filterInstance(ci *candidateInstance, minLines, minF2P int, earliest string) string {
+	in := ci.in
+	if in.Lines != nil && *in.Lines < minLines {
+		return fmt.Sprintf("the gold patch adds %d lines (min_lines %d)", *in.Lines, minLines)
+	}
+	if len(in.FailToPass) < minF2P {
+		return fmt.Sprintf("%d fail-to-pass tests (min_f2p_points %d)", len(in.FailToPass), minF2P)
+	}
+	if earliest != "" {
+		if in.CreatedAt == "" {
+			return "the test file's first commit is not known (earliest_test_date is set)"
+		}
+		if in.CreatedAt[:min(10, len(in.CreatedAt))] < earliest {
+			return fmt.Sprintf("the test file was first committed on %s (earliest_test_date %s)", in.CreatedAt[:10], earliest)
+		}
+	}
+	return ""
+}
+
+// sample draws n of the ids at random, seeded, and returns them sorted.
+// All of them when there are n or fewer.
+func sample(ids []string, n int, rng *rand.Rand) []string {
+	out := append([]string(nil), ids...)
+	sort.Strings(out)
+	if n < len(out) {
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		out = out[:n]
+		sort.Strings(out)
+	}
+	return out
+}
+
+// manifest is dataset.toml as collection writes it.
+type manifest struct {
+	Name        string          `toml:"name"`
+	Title       string          `toml:"title"`
+	Version     string          `toml:"version"`
+	Description string          `toml:"description"`
+	Layout      string          `toml:"layout"`
+	Level2      string          `toml:"level2"`
+	Repos       []manifestRepo  `toml:"repositories"`
+	Splits      []manifestSplit `toml:"splits"`
+}
+
+type manifestRepo struct {
+	Name        string            `toml:"name"`
+	URL         string            `toml:"url,omitempty"`
+	License     string            `toml:"license,omitempty"`
+	Source      bench.Source      `toml:"source"`
+	Environment bench.Environment `toml:"environment"`
+}
+
+type manifestSplit struct {
+	Name        string   `toml:"name"`
+	Description string   `toml:"description"`
+	Instances   []string `toml:"instances"`
+}
+
+// writeDataset applies the filters, samples the splits and writes the
+// dataset version, checked by the data model's loader before it is moved
+// into place.
+func writeDataset(ctx context.Context, o Options, out, name, version string, results []*repoResult, rep *Report) error {
+	var kept []*bench.Instance
+	var repos []manifestRepo
+	release := o.Config.Collect.ReleaseDate
+	for _, res := range results {
+		rc := res.rc
+		n := 0
+		for _, ci := range res.instances {
+			if why := filterInstance(ci, rc.MinLines, rc.MinF2PPoints, rc.EarliestTestDate); why != "" {
+				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: why})
+				continue
+			}
+			kept = append(kept, ci.in)
+			n++
+		}
+		res.report.Kept = n
+		sort.SliceStable(res.report.Drops, func(i, j int) bool {
+			a, b := res.report.Drops[i], res.report.Drops[j]
+			if a.File != b.File {
+				return a.File < b.File
+			}
+			return a.Level < b.Level
+		})
+		mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
+			Environment: bench.Environment{Python: rc.Python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
+		if rc.Commit == "" {
+			mr.Source.Path = filepath.ToSlash(rc.Source)
+		} else {
+			mr.Source.Git, mr.Source.Commit = rc.Source, rc.Commit
+		}
+		repos = append(repos, mr)
+		if release == "" && rc.Commit != "" {
+			if d := commitDate(ctx, o.Root, rc.Source, rc.Commit); d > release {
+				release = d
+			}
+		}
+	}
+	if release == "" {
+		return errors.New("no release date: set release_date in [collect] (a dataset from folders alone has no commit date to take)")
+	}
+	if len(kept) == 0 {
+		return errors.New("no instance passed every stage and filter: nothing to write (see the drops above)")
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].InstanceID < kept[j].InstanceID })
+	ids := make([]string, len(kept))
+	for i, in := range kept {
+		ids[i] = in.InstanceID
+	}
+	m := manifest{
+		Name: name, Title: o.Config.Collect.Title, Version: version, Description: o.Config.Collect.Description,
+		Layout: bench.LayoutComplete, Level2: bench.Level2AgentCode, Repos: repos,
+	}
+	if m.Title == "" {
+		m.Title = name
+	}
+	if m.Description == "" {
+		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
+	}
+	rep.Splits = map[string]int{"full": len(ids)}
+	m.Splits = append(m.Splits, manifestSplit{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Instances: ids})
+	for _, s := range []struct {
+		name string
+		n    int
+	}{{"lite", o.Config.Collect.Lite}, {"fast", o.Config.Collect.Fast}} {
+		if s.n <= 0 {
+			continue
+		}
+		pick := sample(ids, s.n, itemRand(o.Seed, "split", s.name))
+		rep.Splits[s.name] = len(pick)
+		m.Splits = append(m.Splits, manifestSplit{Name: s.name, Description: fmt.Sprintf("%d instances of the full split drawn at random (seed %d).", len(pick), o.Seed), Instances: pick})
+	}
+	rep.Instances = len(kept)
+
+	var mb bytes.Buffer
+	mb.WriteString("# Written by cmd/collect: do not edit by hand; collect a new version instead.\n")
+	enc := toml.NewEncoder(&mb)
+	enc.Indent = ""
+	if err := enc.Encode(m); err != nil {
+		return fmt.Errorf("encoding the manifest: %w", err)
+	}
+	// The date goes in as a TOML local date, after the version.
+	manifestText := strings.Replace(mb.String(), "version = ", "release_date = "+release+"\nversion = ", 1)
+	var ib bytes.Buffer
+	for _, in := range kept {
+		raw, err := in.JSON()
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", in.InstanceID, err)
+		}
+		ib.Write(raw)
+		ib.WriteByte('\n')
+	}
+
+	// Written into a staging data folder, loaded as the site and cmd/eval
+	// will load it, then moved into place whole.
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("dataset folder: %w", err)
+	}
+	stage, err := os.MkdirTemp(filepath.Dir(filepath.Dir(parent)), ".collect-*")
+	if err != nil {
+		return fmt.Errorf("staging the dataset: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	dir := filepath.Join(stage, "datasets", name, version)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{bench.ManifestFile, []byte(manifestText)}, {bench.InstancesFile, ib.Bytes()}} {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), f.data); err != nil {
+			return err
+		}
+	}
+	for _, res := range results {
+		rep.Repos = replaceRepo(rep.Repos, res.report)
+	}
+	if err := atomicfile.WriteJSON(filepath.Join(dir, bench.CollectionFile), rep); err != nil {
+		return err
+	}
+	if _, err := bench.LoadDatasets(ctx, stage); err != nil {
+		return fmt.Errorf("the written dataset does not load (a bug in cmd/collect): %w", err)
+	}
+	if err := refuseExisting(out); err != nil {
+		return err
+	}
+	if err := os.Rename(dir, out); err != nil {
+		return fmt.Errorf("moving the dataset into place: %w", err)
+	}
+	return nil
+}
+
+func replaceRepo(list []*RepoReport, r *RepoReport) []*RepoReport {
+	for i, x := range list {
+		if x.Repository == r.Repository {
+			list[i] = r
+			return list
+		}
+	}
+	return append(list, r)
+}
+
+// commitDate is a commit's date (YYYY-MM-DD, UTC), or "" when git cannot
+// tell.
+func commitDate(ctx context.Context, root, src, commit string) string {
+	if !filepath.IsAbs(src) && !strings.Contains(src, "://") {
+		src = filepath.Join(root, src)
+	}
+	out, err := gitOutput(ctx, src, "show", "-s", "--format=%cI", commit)
+	if err != nil {
+		return ""
+	}
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(out))
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format(time.DateOnly)
+}

@@ -1,0 +1,143 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/images"
+)
+
+// imageEngine builds images: *container.Engine.
+type imageEngine = images.Engine
+
+// recipe is the version of this package's method: bump it when a change
+// makes stored outputs wrong, so that every stage runs again.
+const recipe = 1
+
+// repoRun is the collection from one repository.
+type repoRun struct {
+	o    Options
+	rc   config.Repo
+	w    work
+	lim  container.Limits
+	tout config.RepoTimeouts
+	res  *repoResult
+
+	cur        string // the stage running
+	needStored bool   // the stage must come from the work folder (--stage runs a later one)
+	reused     bool   // the stage (or an item of it) came from the work folder
+
+	env    envOut
+	disc   discoverOut
+	runs   map[string]runOut   // by test file
+	graphs map[string]traceOut // by test file
+	cands  []*candidate        // fail-to-pass candidates, by test file
+	src    sourceCache
+}
+
+// cached loads a stored output made from the inputs d into v, and reports
+// whether it did. With Options.Force a stage that runs is made again.
+func (r *repoRun) cached(d string, v any, item ...string) (bool, error) {
+	if r.o.Force && !r.needStored {
+		return false, nil
+	}
+	if r.w.load(d, v, r.cur, item...) {
+		r.reused = true
+		return true, nil
+	}
+	if r.needStored {
+		what := r.cur
+		if len(item) > 0 {
+			what += " (" + strings.Join(item, ", ") + ")"
+		}
+		return false, fmt.Errorf("stage %s has no stored output for the current inputs: run the stages before %s first (without --stage)", what, r.o.Stage)
+	}
+	return false, nil
+}
+
+// store saves a stage's output made from the inputs d.
+func (r *repoRun) store(d string, v any, item ...string) error {
+	return r.w.save(d, v, r.cur, item...)
+}
+
+// repoResult is what a repository gave: its report, and the instances
+// that passed verification (before the full-set filters).
+type repoResult struct {
+	rc        config.Repo
+	report    *RepoReport
+	env       envOut
+	instances []*candidateInstance
+}
+
+func newRepoRun(o Options, rc config.Repo) *repoRun {
+	workDir := o.Config.Collect.Work
+	if !filepath.IsAbs(workDir) {
+		workDir = filepath.Join(o.Root, workDir)
+	}
+	mem, _ := config.ParseBytes(o.Config.Eval.Memory)
+	return &repoRun{
+		o: o, rc: rc,
+		w:    work{dir: filepath.Join(workDir, fileKey(rc.Repository))},
+		lim:  container.Limits{Memory: mem, NanoCPUs: int64(o.Config.Eval.CPUs * 1e9), Pids: int64(o.Config.Eval.Pids)},
+		tout: rc.Timeouts(),
+		res:  &repoResult{rc: rc, report: &RepoReport{Repository: rc.Repository}},
+	}
+}
+
+func (r *repoRun) logf(format string, args ...any) {
+	fmt.Fprintf(r.o.Log, "%s: "+format+"\n", append([]any{r.rc.Repository}, args...)...)
+}
+
+// stageRuns reports whether a stage runs in this invocation, and whether
+// it may be taken from the work folder.
+func (r *repoRun) stageRuns(stage string) bool {
+	return r.o.Stage == "" || r.o.Stage == stage
+}
+
+// run runs the stages in order. With Options.Stage, the stages before it
+// read their stored outputs (and fail if there are none), the stage runs,
+// and the ones after it do not.
+func (r *repoRun) run(ctx context.Context) (*repoResult, error) {
+	if err := os.MkdirAll(r.w.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("work folder: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.tout.Repo)
+	defer cancel()
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{StageEnv, r.stageEnv}, {StageDiscover, r.stageDiscover}, {StageRun, r.stageRun}, {StageTrace, r.stageTrace},
+		{StageClassify, r.stageClassify}, {StageP2P, r.stageP2P}, {StageWalk, r.stageWalk}, {StageMask, r.stageMask},
+		{StageVerify, r.stageVerify}, {StageStatements, r.stageStatements},
+	}
+	last := len(steps) - 1
+	if r.o.Stage != "" && r.o.Stage != StageDataset {
+		last = stageIndex(r.o.Stage)
+	}
+	for i, s := range steps[:last+1] {
+		start := time.Now()
+		r.cur = s.name
+		if i < last && r.o.Stage != "" && r.o.Stage != StageDataset {
+			r.needStored = true
+		} else {
+			r.needStored = false
+		}
+		err := s.fn(ctx)
+		addStage(r.res.report, s.name, time.Since(start), r.reused)
+		r.reused = false
+		if err != nil {
+			return r.res, fmt.Errorf("stage %s: %w", s.name, err)
+		}
+	}
+	if last == len(steps)-1 {
+		r.gather()
+	}
+	return r.res, nil
+}

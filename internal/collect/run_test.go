@@ -1,0 +1,181 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/images/imagestest"
+)
+
+// project makes a project folder with the fixture library minilib and a
+// featbench.toml collecting from it.
+func project(t *testing.T, extra string) (string, config.Config) {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.CopyFS(filepath.Join(root, "minilib"), os.DirFS("testdata/minilib")); err != nil {
+		t.Fatal(err)
+	}
+	toml := `[collect]
+workers = 2
+release_date = "2026-11-01"
+lite = 1
+
+[[collect.repo]]
+repository = "featbench/minilib"
+source = "minilib"
+install = ["pip install --no-index --no-deps --no-build-isolation -e ."]
+import_name = "minilib"
+min_lines = 1
+min_f2p_points = 1
+forbidden_links = ["https://github.com/featbench/minilib"]
+` + extra
+	p := filepath.Join(root, config.FileName)
+	if err := os.WriteFile(p, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadRoot(p, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, cfg
+}
+
+// TestCollectMinilib runs the whole pipeline on the fixture library in a
+// real Docker engine, then again: the second run reuses every stage and
+// writes the same instances, byte for byte.
+func TestCollectMinilib(t *testing.T) {
+	eng, _ := imagestest.Base(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	root, cfg := project(t, "")
+	var log bytes.Buffer
+	opts := Options{Root: root, Config: cfg, Dataset: "mini/v1", Seed: 7, Engine: eng, Log: &log}
+	rep, err := Run(ctx, opts)
+	if err != nil {
+		t.Fatalf("collect: %v\n%s", err, log.String())
+	}
+	data, err := bench.LoadDatasets(ctx, filepath.Join(root, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := data.Datasets[0]
+	ids := map[string]*bench.Instance{}
+	for _, in := range ds.Instances {
+		ids[in.InstanceID] = in
+	}
+	r := rep.Repos[0]
+	if r.TestFiles != 3 || r.Passing != 3 || r.Candidates != 3 || r.Traced != 3 || r.Kept != 4 || len(ds.Instances) != 4 {
+		t.Fatalf("report %+v, %d instances\n%s", r, len(ds.Instances), log.String())
+	}
+	// test_util tests the helper every other file uses: no pass-to-pass
+	// file can do without it.
+	if len(r.Drops) != 1 || r.Drops[0].File != "tests/test_util.py" || r.Drops[0].Stage != StageP2P {
+		t.Errorf("drops = %+v", r.Drops)
+	}
+	greet := ids["featbench__minilib.test_greet."+digest("tests/test_greet.py")[:8]+".lv1"]
+	if greet == nil {
+		t.Fatalf("no level 1 instance of test_greet among %v", keys(ids))
+	}
+	if want := []string{"minilib/greet.py::farewell::16", "minilib/greet.py::greet::6", "minilib/greet.py::shout::11"}; strings.Join(greet.TopObjects, " ") != strings.Join(want, " ") {
+		t.Errorf("tops = %v, want %v", greet.TopObjects, want)
+	}
+	// The helper the pass-to-pass files use stays; the feature goes,
+	// with the package's re-export of it.
+	for _, want := range []string{"+def greet(name: str) -> str:", "+def farewell(", "+from minilib.greet import greet"} {
+		if !strings.Contains(greet.Patch, want) {
+			t.Errorf("gold patch lacks %q:\n%s", want, greet.Patch)
+		}
+	}
+	if strings.Contains(greet.Patch, "def clean") {
+		t.Errorf("the gold patch removes the shared helper:\n%s", greet.Patch)
+	}
+	if !strings.HasPrefix(greet.TestPatch, "diff --git a/tests/test_greet.py b/tests/test_greet.py\nnew file mode") {
+		t.Errorf("test patch:\n%s", greet.TestPatch)
+	}
+	if len(greet.FailToPass) != 4 || len(greet.PassToPass) == 0 || strings.Contains(strings.Join(greet.PassToPass, " "), "test_greet") {
+		t.Errorf("F2P %v, P2P %v", greet.FailToPass, greet.PassToPass)
+	}
+	for _, want := range []string{"Path: `/testbed/minilib/greet.py`", "def farewell(name: str, formal: bool = False) -> str:", "https://github.com/featbench/minilib"} {
+		if !strings.Contains(greet.ProblemStatement, want) {
+			t.Errorf("statement lacks %q:\n%s", want, greet.ProblemStatement)
+		}
+	}
+	l2 := ids[strings.TrimSuffix(greet.InstanceID, ".lv1")+".lv2"]
+	if l2 == nil || !strings.Contains(l2.TestPatch, "+from agent_code import farewell, greet, shout") || len(l2.PassToPass) != 0 {
+		t.Errorf("level 2 instance: %+v", l2)
+	}
+	if ds.Collection == nil || ds.Collection.Repos[0].Kept != 4 {
+		t.Errorf("collection.json: %+v", ds.Collection)
+	}
+	if s := ds.Split("lite"); s == nil || len(s.Instances) != 1 {
+		t.Errorf("lite split: %+v", s)
+	}
+
+	// An existing version is never overwritten.
+	if _, err := Run(ctx, opts); err == nil || !strings.Contains(err.Error(), "never overwritten") {
+		t.Errorf("a second run into mini/v1: %v", err)
+	}
+	// Again into another version: every stage comes from the work folder,
+	// and the instances are the same bytes.
+	log.Reset()
+	opts.Dataset = "mini/v2"
+	rep2, err := Run(ctx, opts)
+	if err != nil {
+		t.Fatalf("second run: %v\n%s", err, log.String())
+	}
+	for _, s := range rep2.Repos[0].Stages {
+		if !s.Reused {
+			t.Errorf("stage %s ran again (%.1f s)", s.Stage, s.Seconds)
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(root, "data/datasets/mini/v1", bench.InstancesFile))
+	b, _ := os.ReadFile(filepath.Join(root, "data/datasets/mini/v2", bench.InstancesFile))
+	if !bytes.Equal(a, b) {
+		t.Error("the same inputs gave different instances.jsonl")
+	}
+}
+
+func keys[V any](m map[string]V) []string { return sortedKeys(m) }
+
+// TestCollectErrors: a failing install and a repository without tests are
+// clear errors naming the stage, and a stage run alone without the earlier
+// stages' outputs says so.
+func TestCollectErrors(t *testing.T) {
+	eng, _ := imagestest.Base(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+
+	root, cfg := project(t, "")
+	cfg.Collect.Repos[0].Install = []string{"pip install --no-index --no-deps --no-build-isolation -e . && false"}
+	_, err := Run(ctx, Options{Root: root, Config: cfg, Dataset: "mini/v1", Engine: eng})
+	if err == nil || !strings.Contains(err.Error(), "stage env") || !strings.Contains(err.Error(), "false") {
+		t.Errorf("failing install: %v", err)
+	}
+
+	root, cfg = project(t, "")
+	if err := os.RemoveAll(filepath.Join(root, "minilib", "tests")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(ctx, Options{Root: root, Config: cfg, Dataset: "mini/v1", Engine: eng})
+	if err == nil || !strings.Contains(err.Error(), "stage discover") || !strings.Contains(err.Error(), "no tests") {
+		t.Errorf("no tests: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(root, "data", "datasets", "mini", "v1")); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("a failed run left a dataset behind: %v", serr)
+	}
+
+	root, cfg = project(t, "")
+	_, err = Run(ctx, Options{Root: root, Config: cfg, Dataset: "mini/v1", Engine: eng, Stage: StageWalk})
+	if err == nil || !strings.Contains(err.Error(), "no stored output") {
+		t.Errorf("--stage walk on an empty work folder: %v", err)
+	}
+}

@@ -1,0 +1,319 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"github.com/featbench/featbench/internal/objid"
+	"path"
+	"strings"
+	"text/template"
+
+	"github.com/featbench/featbench/internal/llm"
+	"github.com/featbench/featbench/internal/mask"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+var statementTemplates = template.Must(template.New("").Funcs(template.FuncMap{
+	"add":  func(a, b int) int { return a + b },
+	"trim": func(s string) string { return strings.TrimRight(s, "\n") },
+}).ParseFS(templateFS, "templates/*.tmpl"))
+
+// statementData is what a statement template reads.
+type statementData struct {
+	Statement  string
+	Library    string
+	Forbidden  []string
+	Interfaces []mask.Interface
+}
+
+// renderStatement renders the statement of a level.
+func renderStatement(level int, d statementData) (string, error) {
+	var b bytes.Buffer
+	if err := statementTemplates.ExecuteTemplate(&b, fmt.Sprintf("level%d.md.tmpl", level), d); err != nil {
+		return "", fmt.Errorf("statement template of level %d: %w", level, err)
+	}
+	return b.String(), nil
+}
+
+// taskStatement is the task's opening paragraph without an LLM: what is
+// to be added, and the first sentence of each interface's docstring.
+func taskStatement(library string, ifs []mask.Interface) string {
+	var b strings.Builder
+	names := make([]string, len(ifs))
+	for i, f := range ifs {
+		names[i] = "`" + f.Qualname + "`"
+	}
+	files := map[string]bool{}
+	for _, f := range ifs {
+		files[f.Path] = true
+	}
+	what := "an interface"
+	if len(ifs) > 1 {
+		what = fmt.Sprintf("%d interfaces", len(ifs))
+	}
+	fmt.Fprintf(&b, "Implement %s of `%s`: %s, in %s.", what, library, joinAnd(names), joinAnd(quoteAll(sortedKeys(files))))
+	var lines []string
+	for _, f := range ifs {
+		if f.Docstring == nil {
+			continue
+		}
+		if s := firstSentence(*f.Docstring); s != "" {
+			lines = append(lines, fmt.Sprintf("- `%s`: %s", f.Qualname, s))
+		}
+	}
+	if len(lines) > 0 {
+		b.WriteString(" In short:\n\n")
+		b.WriteString(strings.Join(lines, "\n"))
+	}
+	return b.String()
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = "`" + x + "`"
+	}
+	return out
+}
+
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// firstSentence is a docstring's first sentence, on one line.
+func firstSentence(doc string) string {
+	para, _, _ := strings.Cut(strings.TrimSpace(doc), "\n\n")
+	para = strings.Join(strings.Fields(para), " ")
+	for i := 0; i+1 < len(para); i++ {
+		if para[i] == '.' && para[i+1] == ' ' {
+			return para[:i+1]
+		}
+	}
+	return para
+}
+
+// statementsOut are a candidate's problem statements.
+type statementsOut struct {
+	L1         string           `json:"l1,omitempty"`
+	L2         string           `json:"l2,omitempty"`
+	Interfaces []mask.Interface `json:"interfaces"` // with docstrings the LLM completed
+	LLM        bool             `json:"llm,omitempty"`
+}
+
+// stageStatements writes each verified candidate's problem statements.
+func (r *repoRun) stageStatements(ctx context.Context) error {
+	for _, c := range r.cands {
+		if !c.has(1) && !c.has(2) {
+			continue
+		}
+		d := digest("statements", recipe, c.mask.Interfaces, r.rc.ImportName, r.rc.ForbiddenLinks, r.llmKey(), templateDigest())
+		ok, err := r.cached(d, &c.stmt, c.File)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		out, store, err := r.statements(ctx, c)
+		if err != nil {
+			return err
+		}
+		c.stmt = out
+		if store {
+			if err := r.store(d, out, c.File); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func templateDigest() string {
+	var parts []string
+	for _, t := range statementTemplates.Templates() {
+		raw, _ := templateFS.ReadFile("templates/" + t.Name())
+		parts = append(parts, string(raw))
+	}
+	return digest(parts)
+}
+
+// statements renders a candidate's statements; with an LLM, missing
+// docstrings are written and the task statement summarised by it. store is
+// false when the LLM failed (the statements then use what the code has,
+// and the next run asks again).
+func (r *repoRun) statements(ctx context.Context, c *candidate) (statementsOut, bool, error) {
+	ifs := append([]mask.Interface(nil), c.mask.Interfaces...)
+	statement := taskStatement(r.rc.ImportName, ifs)
+	store, usedLLM := true, false
+	if r.o.LLM != nil {
+		if err := r.completeDocstrings(ctx, ifs); err != nil {
+			r.logf("%s: docstrings: %v (kept as the code has them)", c.File, err)
+			store = false
+		} else if s, err := r.llmTaskStatement(ctx, ifs); err != nil {
+			r.logf("%s: task statement: %v (a plain one is used)", c.File, err)
+			store = false
+		} else {
+			statement, usedLLM = s, true
+		}
+	}
+	d := statementData{Statement: statement, Library: r.rc.ImportName, Forbidden: r.rc.ForbiddenLinks, Interfaces: ifs}
+	out := statementsOut{Interfaces: ifs, LLM: usedLLM}
+	var err error
+	if c.has(1) {
+		if out.L1, err = renderStatement(1, d); err != nil {
+			return out, false, err
+		}
+	}
+	if c.has(2) {
+		if out.L2, err = renderStatement(2, d); err != nil {
+			return out, false, err
+		}
+	}
+	return out, store, nil
+}
+
+// completeDocstrings asks the LLM for the docstring of each described
+// object that has none (the paper completes docstrings only where they are
+// missing, 000 section 3.2), and puts it in the interface's code.
+func (r *repoRun) completeDocstrings(ctx context.Context, ifs []mask.Interface) error {
+	for i := range ifs {
+		f := &ifs[i]
+		type want struct{ id, qualname, kind string }
+		var missing []want
+		if f.Described && f.Docstring == nil {
+			missing = append(missing, want{f.ID, f.Qualname, f.Kind})
+		}
+		for _, m := range f.Members {
+			if m.Docstring == nil {
+				missing = append(missing, want{m.ID, m.Qualname, m.Kind})
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		src, err := r.readSources(ctx, []string{f.Path})
+		if err != nil {
+			return err
+		}
+		docs := map[string]string{}
+		for _, w := range missing {
+			prompt := fmt.Sprintf("Write the docstring of the Python %s `%s` in the file %s below: what it does, its parameters, what it returns, and the errors it raises, in plain sentences. Answer with the docstring's text alone: no quotes, no code fences.\n\n```python\n%s\n```\n",
+				w.kind, w.qualname, f.Path, src[f.Path])
+			reply, err := r.o.LLM.Chat(ctx, []llm.Message{{Role: "user", Content: prompt}})
+			if err != nil {
+				return err
+			}
+			doc := strings.TrimSpace(reply.Content)
+			if doc == "" {
+				return fmt.Errorf("an empty docstring for %s", w.qualname)
+			}
+			docs[w.id] = doc
+		}
+		f.Code = f.WithDocstrings(docs)
+		if d, ok := docs[f.ID]; ok {
+			f.Docstring = &d
+		}
+	}
+	return nil
+}
+
+// llmTaskStatement asks the LLM for the task's opening paragraph.
+func (r *repoRun) llmTaskStatement(ctx context.Context, ifs []mask.Interface) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A coding task asks to implement the interfaces below in the Python library `%s`. Write its opening statement: two to four short paragraphs or bullet lists saying what the feature does, what it must handle, and what is hard about it. Be general: do not restate the signatures, do not give the solution. Answer in Markdown without headings.\n\n", r.rc.ImportName)
+	for _, f := range ifs {
+		fmt.Fprintf(&b, "%s (in %s):\n```python\n%s\n```\n\n", f.Qualname, f.Path, f.Code)
+	}
+	reply, err := r.o.LLM.Chat(ctx, []llm.Message{{Role: "user", Content: b.String()}})
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(reply.Content)
+	if s == "" {
+		return "", fmt.Errorf("an empty task statement")
+	}
+	return s, nil
+}
+
+// agentCodeShim is a level 2 gold solution: an agent_code package that
+// re-exports the tested objects from the library, with what installs it.
+// It proves that the level 2 test patch needs nothing but those names.
+// With no tops it is an empty package: the post-verification's "nothing
+// implemented" run.
+func agentCodeShim(importName string, tops []string) string {
+	var init strings.Builder
+	if len(tops) > 0 {
+		init.WriteString("\"\"\"Level 2 reference: the tested objects, re-exported from the library.\"\"\"\n")
+		byModule := map[string][]string{}
+		for _, id := range tops {
+			p, q, _, err := objid.Parse(id)
+			if err != nil {
+				continue
+			}
+			name, _, _ := strings.Cut(q, ".")
+			m := moduleOf(p, importName)
+			if !contains(byModule[m], name) {
+				byModule[m] = append(byModule[m], name)
+			}
+		}
+		for _, m := range sortedKeys(byModule) {
+			fmt.Fprintf(&init, "from %s import %s\n", m, strings.Join(byModule[m], ", "))
+		}
+	}
+	files := []struct{ name, text string }{
+		{"agent_code/__init__.py", init.String()},
+		{"pyproject.toml", "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"agent_code\"\nversion = \"0.1\"\n\n[tool.setuptools]\npackages = [\"agent_code\"]\n"},
+	}
+	var b strings.Builder
+	for _, f := range files {
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\n", f.name, f.name)
+		if f.text == "" {
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(f.text, "\n"), "\n")
+		fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", f.name, len(lines))
+		for _, l := range lines {
+			b.WriteString("+" + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleOf is the module a repository file is imported as: its path from
+// the component where the library's import name starts (so a src/ layout
+// works), without .py or __init__.
+func moduleOf(p, importName string) string {
+	parts := strings.Split(strings.TrimSuffix(p, ".py"), "/")
+	first, _, _ := strings.Cut(importName, ".")
+	for i, x := range parts {
+		if x == first {
+			parts = parts[i:]
+			break
+		}
+	}
+	if parts[len(parts)-1] == "__init__" {
+		parts = parts[:len(parts)-1]
+	}
+	return strings.Join(parts, ".")
+}
+
+var _ = path.Base

@@ -1,0 +1,164 @@
+package mask_test
+
+import (
+	"testing"
+
+	"github.com/featbench/featbench/internal/mask"
+)
+
+var shapes = repo{"iface/shapes.py": `"""Shapes."""
+
+import dataclasses
+from typing import ClassVar
+
+
+def area(
+    width: float,
+    height: float = 1.0,  # default: a strip
+    *,
+    scale: float = 1.0,
+) -> float:
+    """Return the area.
+
+    Multiplied by *scale*.
+    """
+    return width * height * scale
+
+
+async def fetch(url: str) -> bytes:  # no docstring
+    return b""
+
+
+@dataclasses.dataclass
+class Box:
+    """A box."""
+
+    kind: ClassVar[str] = "box"
+    width: float = 0.0
+    depth = 2
+
+    def volume(self, height: float) -> float:
+        """The volume."""
+        return self.width * self.depth * height
+
+    @property
+    def label(self):
+        return self.kind
+
+    def hidden(self):
+        return None
+`}
+
+func TestInterfaces(t *testing.T) {
+	const p = "iface/shapes.py"
+	r := shapes
+	dir := r.write(t)
+	area := objID(t, r, p, "area", "def area")
+	fetch := objID(t, r, p, "fetch", "async def fetch")
+	volume := objID(t, r, p, "Box.volume", "def volume")
+	label := objID(t, r, p, "Box.label", "def label")
+	box := objID(t, r, p, "Box", "class Box")
+	// Described from the original even though everything is removed, and
+	// in any order.
+	res := mustMask(t, dir, mask.Request{
+		Remove:   []string{label, area, fetch, volume},
+		Describe: []string{label, fetch, volume, area},
+	})
+	type want struct {
+		id, kind, qualname string
+		described          bool
+		docstring          string // "" for none
+		code               string
+		members            []string
+	}
+	wants := []want{
+		{area, "function", "area", true, "Return the area.\n\nMultiplied by *scale*.", `def area(
+    width: float,
+    height: float = 1.0,  # default: a strip
+    *,
+    scale: float = 1.0,
+) -> float:
+    """Return the area.
+
+    Multiplied by *scale*.
+    """
+    # <your code>
+`, nil},
+		{fetch, "async function", "fetch", true, "", `async def fetch(url: str) -> bytes:
+    # <your code>
+`, nil},
+		{box, "class", "Box", false, "A box.", `@dataclasses.dataclass
+class Box:
+    """A box."""
+    kind: ClassVar[str] = "box"
+    width: float = 0.0
+    depth = 2
+
+    def volume(self, height: float) -> float:
+        """The volume."""
+        # <your code>
+
+    @property
+    def label(self):
+        # <your code>
+`, []string{volume, label}},
+	}
+	if len(res.Interfaces) != len(wants) {
+		t.Fatalf("got %d interfaces, want %d: %+v", len(res.Interfaces), len(wants), res.Interfaces)
+	}
+	for i, w := range wants {
+		in := res.Interfaces[i]
+		if in.ID != w.id || in.Kind != w.kind || in.Qualname != w.qualname || in.Path != p || in.Described != w.described {
+			t.Errorf("interface %d = %s %s %s %s described=%v, want %s %s %s %s described=%v", i,
+				in.ID, in.Kind, in.Qualname, in.Path, in.Described, w.id, w.kind, w.qualname, p, w.described)
+		}
+		if got := deref(in.Docstring); got != w.docstring || (in.Docstring == nil) != (w.docstring == "") {
+			t.Errorf("%s docstring = %q (nil %v), want %q", w.id, got, in.Docstring == nil, w.docstring)
+		}
+		if in.Code != w.code {
+			t.Errorf("%s code:\n%s\nwant:\n%s", w.id, in.Code, w.code)
+		}
+		var members []string
+		for _, m := range in.Members {
+			members = append(members, m.ID)
+		}
+		wantStrings(t, w.id+" members", members, w.members)
+	}
+
+	// Docstrings filled in where missing; existing ones stay.
+	docs := map[string]string{fetch: "Fetch *url*.", label: "The label.\n\nAlways the kind.", volume: "ignored"}
+	if got, want := res.Interfaces[1].WithDocstrings(docs), `async def fetch(url: str) -> bytes:
+    """Fetch *url*."""
+    # <your code>
+`; got != want {
+		t.Errorf("fetch with docstring:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := res.Interfaces[2].WithDocstrings(docs), `@dataclasses.dataclass
+class Box:
+    """A box."""
+    kind: ClassVar[str] = "box"
+    width: float = 0.0
+    depth = 2
+
+    def volume(self, height: float) -> float:
+        """The volume."""
+        # <your code>
+
+    @property
+    def label(self):
+        """The label.
+
+        Always the kind.
+        """
+        # <your code>
+`; got != want {
+		t.Errorf("Box with docstrings:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

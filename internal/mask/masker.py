@@ -1,0 +1,1077 @@
+"""Remove objects from a Python repository, for FeatBench's task collection.
+
+Run as ``python3 masker.py REQUEST.json`` with the repository root as the
+working directory. The request names objects by id, ``path::qualname::line``
+(line = the ``def``/``class`` keyword's line). The script edits the files in
+place and prints a JSON result on stdout; on an error it exits non-zero with
+a message naming the file and line on stderr. See internal/mask/doc.go for the
+request and result fields. Python 3.10 or newer (the containers have 3.11),
+standard library only.
+"""
+
+import ast
+import difflib
+import io
+import json
+import os
+import re
+import sys
+import tokenize
+
+MODULE_QUALNAME = "<module>"
+
+
+class MaskError(Exception):
+    """An error in the request or the repository, reported without a traceback."""
+
+
+def fail(path, line, msg):
+    where = path if not line else "%s:%d" % (path, line)
+    raise MaskError("%s: %s" % (where, msg))
+
+
+# ---------------------------------------------------------------------------
+# Ids
+
+
+def parse_id(oid):
+    parts = oid.split("::")
+    if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2].isdigit():
+        raise MaskError("%s: malformed object id (want path::qualname::line)" % oid)
+    path, qual, line = parts[0], parts[1], int(parts[2])
+    if path.startswith("/") or "\\" in path or ".." in path.split("/"):
+        raise MaskError("%s: the path must be relative to the repository root, with / separators" % oid)
+    return path, qual, line
+
+
+def format_id(path, qual, line):
+    return "%s::%s::%d" % (path, qual, line)
+
+
+# ---------------------------------------------------------------------------
+# Source files
+
+
+class Source:
+    """A file's text with its ast, and conversions from ast positions.
+
+    ast columns are UTF-8 byte offsets within a line; the text is a str, so
+    every position goes through offset().
+    """
+
+    def __init__(self, path, text):
+        self.path = path
+        self.text = text
+        # Lines keep their endings. Only \n ends a line, as for ast (not
+        # str.splitlines, which also splits at \f and friends); a lone \r is
+        # not supported.
+        self.lines = re.findall(r"[^\n]*\n|[^\n]+$", text)
+        self.starts = [0]
+        for ln in self.lines:
+            self.starts.append(self.starts[-1] + len(ln))
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        try:
+            self.tree = ast.parse(text, filename=path)
+        except SyntaxError as e:
+            fail(path, e.lineno or 0, "does not parse: %s" % e.msg)
+
+    def line(self, n):
+        """Line n (1-based) without its ending."""
+        return self.lines[n - 1].rstrip("\r\n") if 1 <= n <= len(self.lines) else ""
+
+    def offset(self, lineno, col):
+        if lineno > len(self.lines):
+            return len(self.text)
+        raw = self.lines[lineno - 1].encode("utf-8")
+        return self.starts[lineno - 1] + len(raw[:col].decode("utf-8", "replace"))
+
+    def start(self, node):
+        return self.offset(node.lineno, node.col_offset)
+
+    def end(self, node):
+        return self.offset(node.end_lineno, node.end_col_offset)
+
+    def segment(self, node):
+        return self.text[self.start(node):self.end(node)]
+
+    def line_start(self, n):
+        return self.starts[min(n, len(self.lines) + 1) - 1] if n >= 1 else 0
+
+    def ending(self, n):
+        ln = self.lines[n - 1] if 1 <= n <= len(self.lines) else ""
+        return ln[len(ln.rstrip("\r\n")):] or self.newline
+
+    def blank(self, n):
+        return self.line(n).strip() == ""
+
+    def indent(self, n):
+        ln = self.line(n)
+        return ln[: len(ln) - len(ln.lstrip(" \t"))]
+
+
+def read_source(root, path):
+    full = os.path.join(root, path)
+    try:
+        with open(full, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        fail(path, 0, "cannot read: %s" % e.strerror)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        text = raw.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+        fail(path, 0, "cannot decode: %s" % e)
+    return Source(path, text), encoding
+
+
+def write_text(root, path, text, encoding):
+    with open(os.path.join(root, path), "wb") as f:
+        f.write(text.encode(encoding))
+
+
+# ---------------------------------------------------------------------------
+# Walking definitions and blocks
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def child_blocks(node):
+    """The statement lists directly under node (bodies, else, except, finally, case)."""
+    out = []
+    for field in ("body", "orelse", "finalbody"):
+        val = getattr(node, field, None)
+        if isinstance(val, list) and val and isinstance(val[0], ast.stmt):
+            out.append(val)
+    for h in getattr(node, "handlers", None) or []:
+        out.append(h.body)
+    for c in getattr(node, "cases", None) or []:
+        out.append(c.body)
+    return out
+
+
+def iter_blocks(tree):
+    """Every statement list in the tree, with its owner node."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ExceptHandler, ast.match_case)):
+            continue  # reached through their statement's handlers / cases
+        for block in child_blocks(node):
+            yield node, block
+
+
+class Def:
+    """A def or class found in a file: its node, qualname and enclosing defs."""
+
+    def __init__(self, node, qual, parents):
+        self.node = node
+        self.qual = qual
+        self.parents = parents  # enclosing Defs, outermost first
+
+    @property
+    def first_line(self):
+        return first_line(self.node)
+
+    @property
+    def kind(self):
+        if isinstance(self.node, ast.ClassDef):
+            return "class"
+        if self.parents and isinstance(self.parents[-1].node, ast.ClassDef):
+            return "method"
+        return "async function" if isinstance(self.node, ast.AsyncFunctionDef) else "function"
+
+
+def first_line(node):
+    decs = getattr(node, "decorator_list", None)
+    return decs[0].lineno if decs else node.lineno
+
+
+def find_defs(tree):
+    """All defs and classes, including those under if/try/with/for/while/match."""
+    found = []
+
+    def visit(stmts, prefix, parents):
+        for st in stmts:
+            if isinstance(st, DEFS):
+                d = Def(st, prefix + st.name, parents)
+                found.append(d)
+                for block in child_blocks(st):
+                    visit(block, d.qual + ".", parents + [d])
+            else:
+                for block in child_blocks(st):
+                    visit(block, prefix, parents)
+
+    visit(tree.body, "", [])
+    return found
+
+
+def lookup(src, defs, oid, qual, line):
+    for d in defs:
+        if d.qual == qual and d.node.lineno == line:
+            return d
+    near = sorted(d.node.lineno for d in defs if d.qual == qual)
+    hint = (" (%s is defined at line %s)" % (qual, ", ".join(map(str, near)))) if near else ""
+    fail(src.path, line, "object %s not found%s" % (oid, hint))
+
+
+def is_overload(node):
+    for dec in getattr(node, "decorator_list", []):
+        if isinstance(dec, ast.Name) and dec.id == "overload":
+            return True
+        if isinstance(dec, ast.Attribute) and dec.attr == "overload":
+            return True
+    return False
+
+
+def accessor_of(node):
+    """For a def decorated @name.setter/.deleter/.getter, the property's name."""
+    for dec in getattr(node, "decorator_list", []):
+        if (isinstance(dec, ast.Attribute) and dec.attr in ("setter", "deleter", "getter")
+                and isinstance(dec.value, ast.Name)):
+            return dec.value.id
+    return None
+
+
+def companions(defs, d):
+    """Defs that cannot stay once d is gone: its @overload stubs, and the
+    setter/deleter of a property whose getter it is (their decorators name it)."""
+    if isinstance(d.node, ast.ClassDef):
+        return []
+    out = []
+    own_accessor = accessor_of(d.node)
+    for o in defs:
+        if o is d or o.qual != d.qual or isinstance(o.node, ast.ClassDef):
+            continue
+        if is_overload(o.node) and not is_overload(d.node):
+            out.append(o)
+        elif own_accessor is None and accessor_of(o.node) == d.node.name:
+            out.append(o)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Names referenced in a module
+
+
+def annotation_nodes(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            yield node.annotation
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            yield node.returns
+        elif isinstance(node, ast.AnnAssign):
+            yield node.annotation
+
+
+def all_containers(tree):
+    """(statement, container or single string node, how) for each edit site
+    of __all__: ``__all__ = [...]`` (also inside ``+``), ``+= [...]``,
+    ``.extend([...])``, ``.append("x")``."""
+    out = []
+
+    def literals(expr):
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            return [expr]
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            return literals(expr.left) + literals(expr.right)
+        return []
+
+    for st in ast.walk(tree):
+        if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in st.targets):
+            out += [(st, c, "assign") for c in literals(st.value)]
+        elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == "__all__" and st.value:
+            out += [(st, c, "assign") for c in literals(st.value)]
+        elif (isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == "__all__"
+              and isinstance(st.op, ast.Add)):
+            out += [(st, c, "augment" if c is st.value else "assign") for c in literals(st.value)]
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            call = st.value
+            f = call.func
+            if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "__all__"
+                    and len(call.args) == 1 and not call.keywords):
+                if f.attr == "append" and _is_str(call.args[0]):
+                    out.append((st, call.args[0], "append"))
+                elif f.attr == "extend":
+                    out += [(st, c, "augment" if c is call.args[0] else "assign") for c in literals(call.args[0])]
+    return sorted(out, key=lambda e: pos(e[1]))
+
+
+def pos(node):
+    return (node.lineno, node.col_offset)
+
+
+def _is_str(node):
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def all_strings(tree):
+    """The string nodes listed in __all__."""
+    out = []
+    for _, c, how in all_containers(tree):
+        if how == "append":
+            out.append(c)
+        else:
+            out += [e for e in c.elts if _is_str(e)]
+    return out
+
+
+def referenced_names(tree, skip_strings=()):
+    """Names the module uses: every Name that is loaded or deleted (attribute
+    chains included, as their root is a Name), names inside string
+    annotations, and names listed in __all__ (except skip_strings nodes)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    for ann in annotation_nodes(tree):
+        for node in ast.walk(ann):
+            if _is_str(node):
+                try:
+                    sub = ast.parse(node.value.strip(), mode="eval")
+                except SyntaxError:
+                    continue
+                names.update(n.id for n in ast.walk(sub) if isinstance(n, ast.Name))
+    skip = set(map(id, skip_strings))
+    names.update(s.value for s in all_strings(tree) if id(s) not in skip)
+    return names
+
+
+def bound_name(stmt, alias):
+    if alias.asname:
+        return alias.asname
+    if isinstance(stmt, ast.Import):
+        return alias.name.split(".")[0]
+    return alias.name
+
+
+def describe_import(stmt, alias):
+    name = alias.name + (" as " + alias.asname if alias.asname else "")
+    if isinstance(stmt, ast.Import):
+        return "import " + name
+    return "from %s%s import %s" % ("." * stmt.level, stmt.module or "", name)
+
+
+# ---------------------------------------------------------------------------
+# Editing
+
+
+class Editor:
+    """Collects edits against one Source and applies them together.
+
+    Whole statements are deleted as line ranges (so that the gold diff is a
+    clean addition), with the blank lines around them tidied; everything else
+    is a replacement of a character range. Edits must not overlap.
+    """
+
+    def __init__(self, src):
+        self.src = src
+        self.spans = []  # (first, last, is_first, is_last, col): deleted statement lines
+        self.lines_gone = set()  # deleted lines inside brackets (no tidying)
+        self.edits = []  # (start, end, text)
+
+    def replace(self, start, end, text):
+        self.edits.append((start, end, text))
+
+    def replace_node(self, node, text):
+        self.replace(self.src.start(node), self.src.end(node), text)
+
+    def owns_lines(self, first, node):
+        """Whether node's lines (from line first) hold nothing else but comments."""
+        src = self.src
+        head = src.line(first)
+        if first == node.lineno:
+            head = head.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")
+        else:
+            head = head[: len(src.indent(first))]
+        tail = src.line(node.end_lineno).encode("utf-8")[node.end_col_offset:].decode("utf-8", "replace")
+        return head.strip() == "" and re.fullmatch(r"\s*(#.*)?", tail) is not None
+
+    def drop_statements(self, tree, drop):
+        """Delete the statements whose id() is in drop; a block left empty gets
+        ``pass`` in place of its first statement."""
+        src = self.src
+        for owner, stmts in iter_blocks(tree):
+            idx = [i for i, s in enumerate(stmts) if id(s) in drop]
+            if not idx:
+                continue
+            emptied = len(idx) == len(stmts) and not isinstance(owner, ast.Module)
+            for i in idx:
+                s = stmts[i]
+                first = first_line(s)
+                if not self.owns_lines(first, s):
+                    # Shares a line with other code (``try: import x``, ``a; b``):
+                    # a pass keeps that line valid.
+                    self.replace(src.start(s), src.end(s), "pass")
+                    continue
+                is_first = all(id(x) in drop for x in stmts[:i])
+                is_last = all(id(x) in drop for x in stmts[i + 1:])
+                col = len(src.indent(first))
+                if emptied and i == idx[0]:
+                    self.replace(src.line_start(first), src.line_start(first + 1),
+                                 src.indent(first) + "pass" + src.ending(first))
+                    if s.end_lineno > first:
+                        self.spans.append((first + 1, s.end_lineno, False, True, col))
+                else:
+                    self.spans.append((first, s.end_lineno, is_first, is_last, col))
+
+    def remove_items(self, stmt, items, gone, container=None):
+        """Remove the items (aliases of an import, strings of a list) whose
+        id() is in gone from a comma-separated sequence, keeping the layout:
+        an item alone on its line loses the line, items sharing a line are
+        rejoined with ", "."""
+        src = self.src
+        kept_all = [src.segment(it) for it in items if id(it) not in gone]
+        if isinstance(container, ast.Tuple):
+            bare = not src.segment(container).startswith("(")
+            if bare or len(kept_all) == 1:
+                # A tuple left with one item needs its comma, and a bare one
+                # (``__all__ = "a", "b"``) is simplest rewritten whole.
+                text = ", ".join(kept_all) + ("," if len(kept_all) == 1 else "")
+                self.replace_node(container, text if bare else "(" + text + ")")
+                return
+        if items[0].lineno != items[-1].end_lineno and not self._bracketed(stmt, items[0]):
+            # Lines joined by backslashes: rejoin what is left on one line.
+            self.replace(src.start(items[0]), src.end(items[-1]), ", ".join(kept_all))
+            return
+        groups = []
+        for it in items:
+            if groups and it.lineno == it.end_lineno == groups[-1][-1].end_lineno == groups[-1][-1].lineno:
+                groups[-1].append(it)
+            else:
+                groups.append([it])
+        for group in groups:
+            if not any(id(it) in gone for it in group):
+                continue
+            start, end = src.start(group[0]), src.end(group[-1])
+            kept = [src.segment(it) for it in group if id(it) not in gone]
+            if kept:
+                self.replace(start, end, ", ".join(kept))
+                continue
+            a, b = group[0].lineno, group[-1].end_lineno
+            head = src.text[src.line_start(a):start]
+            tail = src.text[end:src.line_start(b + 1)]
+            if kept_all and head.strip() == "" and re.fullmatch(r"\s*,?\s*(#.*)?\s*", tail):
+                self.lines_gone.update(range(a, b + 1))
+                self.replace(src.line_start(a), src.line_start(b + 1), "")
+            else:
+                m = re.match(r"\s*,[ \t]*", tail)
+                self.replace(start, end + (m.end() if m else 0), "")
+
+    def _bracketed(self, stmt, first_item):
+        """Whether the items sit inside brackets (a list, a tuple, a from-import
+        with parentheses) rather than on lines joined by backslashes."""
+        if isinstance(stmt, ast.Import):
+            return False
+        if isinstance(stmt, ast.ImportFrom):
+            return "(" in self.src.text[self.src.start(stmt):self.src.start(first_item)]
+        return True
+
+    def _tidy(self):
+        """Line deletions for the spans plus the surplus blank lines around them.
+
+        A run of deleted and blank lines keeps as many blank lines as the
+        removal should leave: none at the start or end of the file, the gap
+        before it when it began a block, the gap after it when it ended one,
+        else the larger of the two, at most 2 at module level and 1 inside.
+        Any of these counts makes the gold diff (masked -> original) a clean
+        addition, since the blank lines are alike.
+        """
+        src = self.src
+        n = len(src.lines)
+        span_of = {}
+        for sp in self.spans:
+            for ln in range(sp[0], sp[1] + 1):
+                span_of[ln] = sp
+        gone = set()
+        ln = 1
+        while ln <= n:
+            if ln not in span_of:
+                ln += 1
+                continue
+            start = ln
+            while start - 1 >= 1 and start - 1 not in span_of and start - 1 not in self.lines_gone and src.blank(start - 1):
+                start -= 1
+            last_del = ln
+            j = ln
+            while j + 1 <= n and (j + 1 in span_of or (j + 1 not in self.lines_gone and src.blank(j + 1))):
+                j += 1
+                if j in span_of:
+                    last_del = j
+            first_sp, last_sp = span_of[ln], span_of[last_del]
+            before, after = ln - start, j - last_del
+            blanks = [x for x in range(start, j + 1) if x not in span_of]
+            if start == 1 or j == n:
+                keep = 0
+            elif last_sp[3]:
+                keep = after
+            elif first_sp[2]:
+                keep = before
+            else:
+                # Module level (either side, or the statement after the run) allows 2.
+                level = min(first_sp[4], last_sp[4], len(src.indent(j + 1)))
+                keep = min(max(before, after), 2 if level == 0 else 1)
+            gone.update(x for x in range(start, j + 1) if x in span_of)
+            gone.update(blanks[keep:])
+            ln = j + 1
+        for a in sorted(gone):
+            self.replace(src.line_start(a), src.line_start(a + 1), "")
+
+    def apply(self):
+        self._tidy()
+        edits = sorted(self.edits, key=lambda e: (e[0], e[1]))
+        text = self.src.text
+        out = []
+        pos = 0
+        for start, end, repl in edits:
+            if start < pos:
+                fail(self.src.path, 0, "internal error: overlapping edits at offset %d" % start)
+            out.append(text[pos:start])
+            out.append(repl)
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Modules and importers
+
+
+def module_names(root, path):
+    """Dotted names a file can be imported as: its full path, and every
+    shorter suffix down to the top of its package (``src/pkg/m.py`` is
+    ``src.pkg.m`` and ``pkg.m``)."""
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts:
+        return set()
+    # The package top: walk up while the folder holds __init__.py.
+    top = len(parts) - 1
+    d = os.path.dirname(path)
+    while d and os.path.isfile(os.path.join(root, d, "__init__.py")):
+        top -= 1
+        d = os.path.dirname(d)
+    if path.endswith("__init__.py"):
+        top += 1
+    top = max(0, min(top, len(parts) - 1))
+    return {".".join(parts[i:]) for i in range(0, top + 1)}
+
+
+def resolve_from(path, stmt):
+    """The absolute module of a from-import in file path (relative imports
+    resolved against the file's folder)."""
+    if stmt.level == 0:
+        return stmt.module or ""
+    pkg = path.split("/")[:-1]
+    up = stmt.level - 1
+    if up > len(pkg):
+        return None
+    base = pkg[: len(pkg) - up]
+    return ".".join(base + ([stmt.module] if stmt.module else []))
+
+
+SKIP_DIRS = {".git", "build", "tests", "test", "__pycache__", "site-packages", "node_modules", "venv", ".venv",
+             ".tox", ".nox", ".eggs", "dist-packages"}
+
+
+def importer_candidates(root, protect):
+    """Non-test .py files under root, sorted."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        rel = "" if rel == "." else rel + "/"
+        keep = []
+        for d in sorted(dirnames):
+            if (d in SKIP_DIRS or d.endswith(".egg-info") or d.startswith(".")
+                    or os.path.isfile(os.path.join(dirpath, d, "pyvenv.cfg"))
+                    or os.path.islink(os.path.join(dirpath, d))):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            if not f.endswith(".py") or f == "conftest.py" or f.startswith("test_") or f.endswith("_test.py"):
+                continue
+            p = rel + f
+            if p not in protect and not os.path.islink(os.path.join(dirpath, f)):
+                out.append(p)
+    return sorted(out)
+
+
+# ---------------------------------------------------------------------------
+# Masking one file
+
+
+class FileResult:
+    """What the result says about one file."""
+
+    def __init__(self, path):
+        self.path = path
+        self.removed = []
+        self.imports_removed = []
+        self.all_removed = []
+
+
+def remove_defs(src, units):
+    """Phase 1: delete the units' spans; returns the new text."""
+    ed = Editor(src)
+    ed.drop_statements(src.tree, {id(d.node) for d in units})
+    return ed.apply()
+
+
+def clean_module(src, refs_before, all_names, importer_targets, own_path, res):
+    """Phase 2: remove all_names from __all__, the from-imports of removed
+    objects (importer_targets: module -> names), and imports that the removal
+    left unused (referenced in refs_before, nowhere now)."""
+    ed = Editor(src)
+    tree = src.tree
+    drop = set()
+    gone_strings = []
+    all_removed = []
+    for st, c, how in all_containers(tree):
+        if how == "append":
+            if c.value in all_names:
+                drop.add(id(st))
+                gone_strings.append(c)
+                all_removed.append(c.value)
+            continue
+        gone = [e for e in c.elts if _is_str(e) and e.value in all_names]
+        if not gone:
+            continue
+        gone_strings += gone
+        all_removed += [e.value for e in gone]
+        if len(gone) == len(c.elts):
+            if how == "augment":
+                drop.add(id(st))
+            else:
+                ed.replace_node(c, "()" if isinstance(c, ast.Tuple) else "[]")
+        else:
+            ed.remove_items(st, c.elts, set(map(id, gone)), container=c)
+    refs_after = referenced_names(tree, skip_strings=gone_strings)
+
+    for st in sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))), key=pos):
+        if isinstance(st, ast.ImportFrom) and st.module == "__future__" and st.level == 0:
+            continue
+        target = None
+        if isinstance(st, ast.ImportFrom):
+            mod = resolve_from(own_path, st)
+            target = importer_targets.get(mod) if mod is not None else None
+        gone = []
+        for a in st.names:
+            if a.name == "*":
+                continue
+            name = bound_name(st, a)
+            if (target and a.name in target) or (name in refs_before and name not in refs_after):
+                gone.append(a)
+        if not gone:
+            continue
+        res.imports_removed += [describe_import(st, a) for a in gone]
+        if len(gone) == len(st.names):
+            drop.add(id(st))
+        else:
+            ed.remove_items(st, st.names, set(map(id, gone)))
+    ed.drop_statements(tree, drop)
+    for n in all_removed:
+        if n not in res.all_removed:
+            res.all_removed.append(n)
+    return ed.apply()
+
+
+def reparse(path, text, what):
+    try:
+        return Source(path, text)
+    except MaskError as e:
+        raise MaskError("%s (after %s)" % (e, what))
+
+
+def count_removed_lines(before, after):
+    a = before.splitlines()
+    b = after.splitlines()
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sum(i2 - i1 for tag, i1, i2, _, _ in sm.get_opcodes() if tag in ("delete", "replace"))
+
+
+# ---------------------------------------------------------------------------
+# Interface descriptions
+
+
+def header_lines(src, node):
+    """Decorator and def/class header lines of node, verbatim, the last one cut
+    after the header's colon."""
+    first = first_line(node)
+    lines = [src.line(n) for n in range(first, node.lineno)]
+    # Tokenize from the keyword to find the colon that ends the header
+    # (annotations and defaults hold colons only inside brackets).
+    start = src.start(node)
+    stop = src.start(node.body[0])
+    seg = src.text[start:stop]
+    depth = 0
+    colon = None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(seg).readline):
+            if tok.type == tokenize.OP:
+                if tok.string in ("(", "[", "{"):
+                    depth += 1
+                elif tok.string in (")", "]", "}"):
+                    depth -= 1
+                elif tok.string == ":" and depth == 0:
+                    colon = tok.end
+                    break
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    if colon is None:
+        fail(src.path, node.lineno, "cannot find the end of the header")
+    seg_lines = [ln.rstrip("\r") for ln in seg.split("\n")]
+    head = seg_lines[: colon[0]]
+    head[-1] = head[-1][: colon[1]]
+    head[0] = src.line(node.lineno)[: len(src.indent(node.lineno))] + head[0]
+    return lines + head
+
+
+def shift(lines, old, new):
+    """Re-indent lines: strip up to len(old) leading blanks, prefix new."""
+    out = []
+    for ln in lines:
+        if ln.strip() == "":
+            out.append("")
+            continue
+        lead = len(ln) - len(ln.lstrip(" \t"))
+        out.append(new + ln[min(lead, len(old)):])
+    return out
+
+
+def docstring_node(node):
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and _is_str(body[0].value):
+        return body[0]
+    return None
+
+
+def render_stub(src, d, children, level, out, points):
+    """Append the stub of Def d at nesting level to out; record where its
+    docstring sits (or would go) in points."""
+    node = d.node
+    ind, body_ind = "    " * level, "    " * (level + 1)
+    out += shift(header_lines(src, node), src.indent(first_line(node)), ind)
+    doc = docstring_node(node)
+    points.append({"id": format_id(src.path, d.qual, node.lineno), "qualname": d.qual, "kind": d.kind,
+                   "docstring": ast.get_docstring(node, clean=True), "doc_line": len(out), "indent": body_ind})
+    body_lines = 0
+    if doc is not None:
+        seg = src.segment(doc).split("\n")
+        seg = [s.rstrip("\r") for s in seg]
+        out += [body_ind + seg[0]] + shift(seg[1:], " " * doc.col_offset, body_ind)
+        body_lines += 1
+    if isinstance(node, ast.ClassDef):
+        for st in node.body:
+            simple = ((isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name))
+                      or (isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets)))
+            if simple:
+                lines = [src.line(n) for n in range(st.lineno, st.end_lineno + 1)]
+                out += shift(lines, src.indent(st.lineno), body_ind)
+                body_lines += 1
+    kids = children.get(id(node), [])
+    for k in kids:
+        if body_lines:
+            out.append("")
+        render_stub(src, k, children, level + 1, out, points)
+        body_lines += 1
+    if not kids:
+        out.append(body_ind + "# <your code>")
+
+
+def interfaces(ids, cache):
+    """Stubs of the described objects, one per outermost enclosing def or
+    class (the described methods of a class share their class's stub)."""
+    described = set()
+    groups = {}  # (path, line of the outermost def) -> (src, outermost Def)
+    children = {}  # id(node) -> Defs rendered inside it
+    for oid in ids:
+        path, qual, line = parse_id(oid)
+        if qual == MODULE_QUALNAME:
+            fail(path, 0, "cannot describe module-level code (%s)" % oid)
+        src, defs = cache(path)
+        d = lookup(src, defs, oid, qual, line)
+        described.add(format_id(path, qual, line))
+        chain = d.parents + [d]
+        groups.setdefault((path, chain[0].node.lineno), (src, chain[0]))
+        for parent, child in zip(chain, chain[1:]):
+            kids = children.setdefault(id(parent.node), [])
+            if child not in kids:
+                kids.append(child)
+    for kids in children.values():
+        kids.sort(key=lambda k: k.node.lineno)
+    out = []
+    for key in sorted(groups):
+        src, top = groups[key]
+        lines, points = [], []
+        render_stub(src, top, children, 0, lines, points)
+        head = points[0]
+        out.append({"id": head["id"], "path": src.path, "kind": top.kind, "qualname": top.qual,
+                    "line": top.node.lineno, "described": head["id"] in described,
+                    "docstring": head["docstring"], "code": "\n".join(lines) + "\n",
+                    "doc_line": head["doc_line"], "indent": head["indent"],
+                    "members": [p for p in points[1:] if p["id"] in described]})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Level 2: the test file importing the top names from agent_code
+
+
+def package_roots(root, package):
+    top = package.split(".")[0]
+    cands = [".", "src", "lib"]
+    try:
+        cands += sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and not d.startswith("."))
+    except OSError:
+        pass
+    out = []
+    for c in cands:
+        base = os.path.normpath(os.path.join(root, c))
+        if (os.path.isdir(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py"))) and base not in out:
+            out.append(base)
+    return out
+
+
+def level2_rewrite(root, spec):
+    path = spec["test_file"]
+    package = spec["package"]
+    names = set(spec["names"])
+    src, _ = read_source(root, path)
+    roots = package_roots(root, package)
+
+    def in_package(dotted):
+        return dotted == package or dotted.startswith(package + ".")
+
+    def is_module(dotted):
+        rel = dotted.replace(".", "/")
+        return any(os.path.isfile(os.path.join(b, rel + ".py")) or os.path.isdir(os.path.join(b, rel)) for b in roots)
+
+    ed = Editor(src)
+    tree = src.tree
+    bind = {}  # local name -> dotted name it was imported as
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    bind[a.asname] = a.name
+                else:
+                    bind[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for a in node.names:
+                if a.name != "*":
+                    bind[a.asname or a.name] = node.module + "." + a.name
+
+    # from PKG.mod import top, other  ->  from agent_code import top / from PKG.mod import other
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and in_package(node.module)):
+            continue
+        moved = [a for a in node.names if a.name in names]
+        if not moved:
+            continue
+        stmt = "from agent_code import " + ", ".join(src.segment(a) for a in moved)
+        if len(moved) == len(node.names):
+            ed.replace_node(node, stmt)
+            continue
+        ed.remove_items(node, node.names, set(map(id, moved)))
+        first = node.lineno
+        if ed.owns_lines(first, node):
+            ed.replace(src.line_start(first), src.line_start(first), src.indent(first) + stmt + src.ending(first))
+        else:
+            ed.replace(src.start(node), src.start(node), stmt + "; ")
+
+    def resolve(expr):
+        if isinstance(expr, ast.Name):
+            return bind.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            base = resolve(expr.value)
+            return base + "." + expr.attr if base else None
+        return None
+
+    # mod.top, pkg.mod.top -> agent_code.top, outermost chain first.
+    replaced = [0]
+
+    def visit(node):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            dotted = resolve(node.value)
+            if dotted and in_package(dotted) and is_module(dotted):
+                ed.replace_node(node, "agent_code." + node.attr)
+                replaced[0] += 1
+                return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+
+    has_import = any(isinstance(st, ast.Import) and any(a.name == "agent_code" and not a.asname for a in st.names)
+                     for st in tree.body)
+    if replaced[0] and not has_import:
+        body = tree.body
+        i = 0
+        if body and isinstance(body[0], ast.Expr) and _is_str(body[0].value):
+            i = 1
+        while i < len(body) and isinstance(body[i], ast.ImportFrom) and body[i].module == "__future__":
+            i += 1
+        if i < len(body) and (i == 0 or first_line(body[i]) > body[i - 1].end_lineno):
+            ln = first_line(body[i])
+            ed.replace(src.line_start(ln), src.line_start(ln), "import agent_code" + src.ending(ln))
+        elif i < len(body):
+            ln = body[i - 1].end_lineno
+            ed.replace(src.line_start(ln + 1), src.line_start(ln + 1), "import agent_code" + src.newline)
+        else:
+            end = len(src.text)
+            sep = "" if src.text.endswith("\n") or not src.text else src.newline
+            ed.replace(end, end, sep + "import agent_code" + src.newline)
+    text = ed.apply()
+    reparse(path, text, "the level 2 rewrite")
+    return text
+
+
+# ---------------------------------------------------------------------------
+# Main
+
+
+def removal_units(remove, protect, cache):
+    """path -> the Defs to delete: the requested ones and their companions,
+    without those nested in another (they go with it), by line."""
+    wanted = {}
+    for oid in sorted(set(remove)):
+        path, qual, line = parse_id(oid)
+        if qual == MODULE_QUALNAME:
+            fail(path, 0, "cannot remove module-level code (%s)" % oid)
+        if path in protect:
+            fail(path, 0, "%s is in a protected file" % oid)
+        src, defs = cache(path)
+        d = lookup(src, defs, oid, qual, line)
+        found = wanted.setdefault(path, {})
+        for x in [d] + companions(defs, d):
+            found[id(x.node)] = x
+    units = {}
+    for path, found in wanted.items():
+        units[path] = sorted((d for d in found.values() if not any(id(p.node) in found for p in d.parents)),
+                             key=lambda d: d.node.lineno)
+    return units
+
+
+def importers(root, protect, targets, skip):
+    """The files that may import a removed object: candidates whose text
+    mentions one of the names (parsing every file would be slow)."""
+    needles = [n.encode() for n in sorted(set().union(*targets.values()))]
+    out = []
+    for p in importer_candidates(root, protect):
+        if p in skip:
+            continue
+        try:
+            with open(os.path.join(root, p), "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        if b"import" in raw and any(n in raw for n in needles):
+            out.append(p)
+    return out
+
+
+def mask_file(root, path, src, units, targets):
+    """The new text of one file and its FileResult."""
+    res = FileResult(path)
+    refs_before = referenced_names(src.tree)
+    for d in units:
+        res.removed.append({"id": format_id(path, d.qual, d.node.lineno), "start": d.first_line, "end": d.node.end_lineno})
+    cur = src
+    if units:
+        text = remove_defs(src, units)
+        cur = reparse(path, text, "removing " + ", ".join(r["id"] for r in res.removed))
+    own = module_names(root, path)
+    importer_targets = {m: ns for m, ns in targets.items() if m not in own}
+    # Removed module-level objects leave __all__, and so do the names this
+    # file imported from a removed object's module.
+    all_names = {d.node.name for d in units if not d.parents}
+    for st in ast.walk(cur.tree):
+        if isinstance(st, ast.ImportFrom):
+            ns = importer_targets.get(resolve_from(path, st), ())
+            all_names.update(a.asname or a.name for a in st.names if a.name in ns)
+    text = clean_module(cur, refs_before, all_names, importer_targets, path, res)
+    reparse(path, text, "removing unused imports")
+    return text, res
+
+
+def run(root, req):
+    protect = set(req.get("protect_files") or [])
+    level2 = req.get("level2")
+    sources = {}
+
+    def cache(path):
+        if path not in sources:
+            src, enc = read_source(root, path)
+            sources[path] = (src, find_defs(src.tree), enc)
+        return sources[path][:2]
+
+    # Descriptions and the level 2 test come from the original sources.
+    result_interfaces = interfaces(req.get("describe") or [], cache)
+    level2_text = level2_rewrite(root, level2) if level2 else None
+
+    units = removal_units(req.get("remove") or [], protect, cache)
+    # Removed module-level names, under every module name their file goes by.
+    targets = {}
+    for path, us in units.items():
+        top = {d.node.name for d in us if not d.parents}
+        if top:
+            for m in module_names(root, path):
+                targets.setdefault(m, set()).update(top)
+    todo = set(units)
+    if targets:
+        todo.update(importers(root, protect, targets, todo))
+
+    files = []
+    writes = []  # written only once every file is done, so an error leaves the tree as it was
+    total_lines = 0
+    functions = 0
+    for path in sorted(todo):
+        if path in sources:
+            src, _, enc = sources[path]
+        else:
+            try:
+                src, enc = read_source(root, path)
+            except MaskError:
+                continue  # an importer candidate that does not parse is not ours to judge
+        us = units.get(path, [])
+        functions += sum(1 for d in us if not isinstance(d.node, ast.ClassDef))
+        text, res = mask_file(root, path, src, us, targets)
+        if text == src.text:
+            continue
+        writes.append((path, text, enc))
+        total_lines += count_removed_lines(src.text, text)
+        files.append({"path": path, "removed": res.removed, "imports_removed": res.imports_removed,
+                      "all_removed": res.all_removed})
+    for path, text, enc in writes:
+        write_text(root, path, text, enc)
+
+    out = {"files": files, "lines": total_lines, "functions": functions, "interfaces": result_interfaces}
+    if level2:
+        out["level2_test"] = level2_text
+    return out
+
+
+def main(argv):
+    if sys.version_info < (3, 10):
+        # ast.alias carries its position only from 3.10 on.
+        sys.stderr.write("masker: needs Python 3.10 or newer, not %s\n" % sys.version.split()[0])
+        return 2
+    if len(argv) != 2:
+        sys.stderr.write("usage: masker.py REQUEST.json\n")
+        return 2
+    try:
+        with open(argv[1], encoding="utf-8") as f:
+            req = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.stderr.write("%s: cannot read the request: %s\n" % (argv[1], e))
+        return 2
+    try:
+        out = run(".", req)
+    except MaskError as e:
+        sys.stderr.write("masker: %s\n" % e)
+        return 1
+    sys.stdout.write(json.dumps(out, ensure_ascii=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
