@@ -16,6 +16,7 @@ Standard library only; Python 3.11 or later (co_qualname).
 """
 
 import ast
+import importlib.util
 import inspect
 import json
 import os
@@ -427,6 +428,7 @@ class ImportTimeRefs(ast.NodeVisitor):
 
     def __init__(self):
         self.refs = []  # lists of names: ["case", "snake_case"]
+        self.imports = []  # (level, module, names) of from-imports
 
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
@@ -439,6 +441,10 @@ class ImportTimeRefs(ast.NodeVisitor):
 
     def visit_Lambda(self, node):
         self.visit(node.args)
+
+    def visit_ImportFrom(self, node):
+        if node.module is not None or node.level:
+            self.imports.append((node.level, node.module or "", [a.name for a in node.names if a.name != "*"]))
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
@@ -477,6 +483,29 @@ def import_refs(repo):
         v = ImportTimeRefs()
         v.visit(tree)
         g = getattr(mod, "__dict__", {})
+        # A name imported from a module that only re-exports it (a package,
+        # another module's star import) is a reference: the masker rewrites
+        # imports from the defining module only.
+        pkg = mod.__name__ if rel.endswith("__init__.py") else mod.__name__.rpartition(".")[0]
+        for level, module, names in v.imports:
+            try:
+                src = sys.modules.get(importlib.util.resolve_name("." * level + module, pkg) if level else module)
+            except (ImportError, ValueError):
+                src = None
+            sf = getattr(src, "__file__", None)
+            srel = repo.relpath(sf) if isinstance(sf, str) else None
+            if srel is None:
+                continue
+            for n in names:
+                obj = getattr(src, "__dict__", {}).get(n)
+                if obj is None or isinstance(obj, types.ModuleType):
+                    continue
+                try:
+                    kind, oid, orel = describe_object(repo, obj)
+                except Exception:
+                    continue
+                if kind == "repo-object" and oid and orel != srel:
+                    out.add(oid)
         seen = set()
         for chain in v.refs:
             key = tuple(chain)
