@@ -19,8 +19,8 @@ const (
 )
 
 // Collection is collection.json: per repository, how far its test files
-// got through the stages, why each one that stopped was dropped, and how
-// long each stage took.
+// got through the stages and why each one that stopped was dropped. It
+// holds no timings, so that the same inputs give the same file.
 type Collection struct {
 	Dataset   string            `json:"dataset"`
 	Seed      uint64            `json:"seed"`
@@ -42,7 +42,6 @@ type CollectionRepo struct {
 	Verified   int              `json:"verified"`   // instances that passed post-verification
 	Kept       int              `json:"kept"`       // instances in the dataset, after the full-set filters
 	Drops      []CollectionDrop `json:"drops"`
-	Stages     []CollectionTime `json:"stages"`
 }
 
 // CollectionDrop is a candidate test file, or one level of its instances,
@@ -52,14 +51,6 @@ type CollectionDrop struct {
 	Level  int    `json:"level,omitempty"` // 0: the candidate, every level
 	Stage  string `json:"stage"`
 	Reason string `json:"reason"`
-}
-
-// CollectionTime is how long a stage took, and whether its output came
-// from the work folder of an earlier run.
-type CollectionTime struct {
-	Stage   string  `json:"stage"`
-	Seconds float64 `json:"seconds"`
-	Reused  bool    `json:"reused,omitempty"`
 }
 
 // decodeCollection reads and checks collection.json: strict JSON, known
@@ -128,17 +119,6 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 			text(g+".reason", d.Reason)
 			if d.Level < 0 || d.Level > 2 {
 				ps.add(path, 0, g+".level", "is %d; want 0 (every level), 1 or 2", d.Level)
-			}
-		}
-		if len(r.Stages) > 100 {
-			ps.add(path, 0, f+".stages", "lists %d; at most 100", len(r.Stages))
-			continue
-		}
-		for j, s := range r.Stages {
-			g := fmt.Sprintf("%s.stages[%d]", f, j)
-			text(g+".stage", s.Stage)
-			if m := checkRange(s.Seconds, 0, 1e9); m != "" {
-				ps.add(path, 0, g+".seconds", "is %v; %s", s.Seconds, m)
 			}
 		}
 	}

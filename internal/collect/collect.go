@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/featbench/featbench/bench"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -73,6 +74,8 @@ type Options struct {
 	Log     io.Writer
 	Now     func() time.Time
 	Verbose bool
+
+	report *Report // the run's, filled as it goes
 }
 
 // stageIndex is a stage's place in Stages, or -1.
@@ -115,7 +118,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep := &Report{Dataset: o.Dataset, Seed: o.Seed}
+	rep := &Report{Collection: bench.Collection{Dataset: o.Dataset, Seed: o.Seed}}
+	o.report = rep
 	var results []*repoResult
 	for _, rc := range repos {
 		r := newRepoRun(o, rc)

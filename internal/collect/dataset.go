@@ -242,7 +242,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 	for _, res := range results {
 		rep.Repos = replaceRepo(rep.Repos, res.report)
 	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, bench.CollectionFile), rep); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, bench.CollectionFile), rep.Collection); err != nil {
 		return err
 	}
 	if _, err := bench.LoadDatasets(ctx, stage); err != nil {

@@ -130,7 +130,7 @@ func (r *repoRun) run(ctx context.Context) (*repoResult, error) {
 			r.needStored = false
 		}
 		err := s.fn(ctx)
-		addStage(r.res.report, s.name, time.Since(start), r.reused)
+		r.o.report.addStage(r.rc.Repository, s.name, time.Since(start), r.reused)
 		r.reused = false
 		if err != nil {
 			return r.res, fmt.Errorf("stage %s: %w", s.name, err)

@@ -10,17 +10,34 @@ import (
 	"time"
 )
 
-// The report of a collection is the data model's: written next to the
-// dataset as collection.json, shown on the dataset's page.
+// Report is a collection's report: what the data model's collection.json
+// holds, written next to the dataset, and the time each stage took, which
+// is printed but not written there (the same inputs give the same
+// dataset, byte for byte).
+type Report struct {
+	bench.Collection
+	Stages map[string][]StageTime `json:"stages"` // by repository
+}
+
+// The parts of a collection.json.
 type (
-	Report     = bench.Collection
 	RepoReport = bench.CollectionRepo
 	Drop       = bench.CollectionDrop
-	StageTime  = bench.CollectionTime
 )
 
-func addStage(r *RepoReport, name string, d time.Duration, reused bool) {
-	r.Stages = append(r.Stages, StageTime{Stage: name, Seconds: roundTo(d.Seconds(), 2), Reused: reused})
+// StageTime is how long a stage took, and whether its output came from
+// the work folder.
+type StageTime struct {
+	Stage   string  `json:"stage"`
+	Seconds float64 `json:"seconds"`
+	Reused  bool    `json:"reused,omitempty"`
+}
+
+func (rep *Report) addStage(repo, name string, d time.Duration, reused bool) {
+	if rep.Stages == nil {
+		rep.Stages = map[string][]StageTime{}
+	}
+	rep.Stages[repo] = append(rep.Stages[repo], StageTime{Stage: name, Seconds: roundTo(d.Seconds(), 2), Reused: reused})
 }
 
 func roundTo(x float64, digits int) float64 {
@@ -77,6 +94,21 @@ func WriteTable(w io.Writer, rep *Report) {
 		sort.SliceStable(keys, func(i, j int) bool { return counts[keys[i]] > counts[keys[j]] })
 		for _, k := range keys {
 			fmt.Fprintf(w, "  %4d  %s\n", counts[k], k)
+		}
+	}
+	for _, r := range rep.Repos {
+		if st := rep.Stages[r.Repository]; len(st) > 0 {
+			fmt.Fprintf(w, "\n%s: ", r.Repository)
+			for i, s := range st {
+				if i > 0 {
+					fmt.Fprint(w, ", ")
+				}
+				fmt.Fprintf(w, "%s %.1f s", s.Stage, s.Seconds)
+				if s.Reused {
+					fmt.Fprint(w, " (stored)")
+				}
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	if rep.Instances > 0 {

@@ -132,7 +132,10 @@ func TestCollectMinilib(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second run: %v\n%s", err, log.String())
 	}
-	for _, s := range rep2.Repos[0].Stages {
+	if len(rep2.Stages["featbench/minilib"]) != 10 {
+		t.Errorf("stage times: %+v", rep2.Stages)
+	}
+	for _, s := range rep2.Stages["featbench/minilib"] {
 		if !s.Reused {
 			t.Errorf("stage %s ran again (%.1f s)", s.Stage, s.Seconds)
 		}
@@ -141,6 +144,12 @@ func TestCollectMinilib(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(root, "data/datasets/mini/v2", bench.InstancesFile))
 	if !bytes.Equal(a, b) {
 		t.Error("the same inputs gave different instances.jsonl")
+	}
+	// collection.json differs only in the dataset's name.
+	a, _ = os.ReadFile(filepath.Join(root, "data/datasets/mini/v1", bench.CollectionFile))
+	b, _ = os.ReadFile(filepath.Join(root, "data/datasets/mini/v2", bench.CollectionFile))
+	if !bytes.Equal(bytes.Replace(a, []byte("mini/v1"), []byte("mini/v2"), 1), b) {
+		t.Errorf("the same inputs gave different collection.json:\n%s\n%s", a, b)
 	}
 }
 
