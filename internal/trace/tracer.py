@@ -429,6 +429,7 @@ class ImportTimeRefs(ast.NodeVisitor):
     def __init__(self):
         self.refs = []  # lists of names: ["case", "snake_case"]
         self.imports = []  # (level, module, names) of from-imports
+        self.bound = {}  # name bound by "import X" -> the module's name
 
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
@@ -441,6 +442,14 @@ class ImportTimeRefs(ast.NodeVisitor):
 
     def visit_Lambda(self, node):
         self.visit(node.args)
+
+    def visit_Import(self, node):
+        for a in node.names:
+            if a.asname:
+                self.bound[a.asname] = a.name
+            else:
+                first = a.name.split(".")[0]
+                self.bound[first] = first
 
     def visit_ImportFrom(self, node):
         if node.module is not None or node.level:
@@ -513,6 +522,10 @@ def import_refs(repo):
                 continue
             seen.add(key)
             obj = g.get(chain[0])
+            if obj is None and chain[0] in v.bound:
+                # Imported, used, then deleted ("del toolz" at the end of
+                # toolz.curried): the module is still the one imported.
+                obj = sys.modules.get(v.bound[chain[0]])
             for part in chain[1:]:
                 if obj is None:
                     break
@@ -525,7 +538,23 @@ def import_refs(repo):
                     add_ref(repo, obj, out)
             if obj is not None and len(chain) == 1:
                 add_ref(repo, obj, out)
+        abstract_overrides(repo, mod, out)
     return sorted(out)
+
+
+def abstract_overrides(repo, mod, out):
+    """Methods of the module's classes that implement an abstract method
+    of a base class: without one, the class can no longer be instantiated,
+    which import-time code (a test helper's class body) may do."""
+    for obj in list(vars(mod).values()):
+        if not isinstance(obj, type) or getattr(obj, "__module__", None) != mod.__name__:
+            continue
+        names = set()
+        for base in obj.__mro__[1:]:
+            names |= set(getattr(base, "__abstractmethods__", ()))
+        for n in names:
+            if n in obj.__dict__:
+                add_ref(repo, obj.__dict__[n], out)
 
 
 def add_ref(repo, obj, out):

@@ -17,6 +17,25 @@ var fixture = map[string]string{
 	"lib/__init__.py": "from lib.shapes import Circle\n",
 	// api takes Circle from the package, which only re-exports it.
 	"lib/api.py": "from lib import Circle\n",
+	// reg names triple through a module it then deletes.
+	"lib/reg.py": "import lib.shapes\n\nTABLE = {\"t\": lib.shapes.triple}\n\ndel lib\n",
+	// Impl.run implements an abstract method: without it Impl cannot be made.
+	"lib/base.py": `import abc
+
+
+class Base(abc.ABC):
+    @abc.abstractmethod
+    def run(self):
+        ...
+
+
+class Impl(Base):
+    def run(self):
+        return 1
+
+    def other(self):
+        return 2
+`,
 	"lib/shapes.py": `import functools
 
 REGISTRY = {}
@@ -69,10 +88,16 @@ ALIASES = {"dbl": doubled}
 @register
 def registered():
     return 1
+
+
+def triple(x):
+    return x * 3
 `,
 	"tests/test_shapes.py": `import pytest
 
 import lib.api
+import lib.base
+import lib.reg
 
 from lib import shapes
 from lib.shapes import Square, by_key
@@ -167,7 +192,7 @@ func TestTracer(t *testing.T) {
 	// A call made by the standard library (sorted's key) is the nearest
 	// repository caller's.
 	calls("lib/shapes.py::by_key::43", "lib/shapes.py::helper::11")
-	calls("tests/test_shapes.py::test_by_key::17", "lib/shapes.py::by_key::43")
+	calls("tests/test_shapes.py::test_by_key::19", "lib/shapes.py::by_key::43")
 	// A decorated function: its id has the def line, its span starts at
 	// the decorator; the wrapper is local to its decorator.
 	d := node("lib/shapes.py::doubled::39")
@@ -194,6 +219,16 @@ func TestTracer(t *testing.T) {
 	}
 	if slices.Contains(g.ImportRefs, "lib/shapes.py::helper::11") {
 		t.Error("helper is referenced only inside functions, not on import")
+	}
+	// Through a module deleted after use, and an abstract method's
+	// implementation (but not the class's other methods).
+	for _, id := range []string{"lib/shapes.py::triple::55", "lib/base.py::Impl.run::11"} {
+		if !slices.Contains(g.ImportRefs, id) {
+			t.Errorf("import_refs %v lack %s", g.ImportRefs, id)
+		}
+	}
+	if slices.Contains(g.ImportRefs, "lib/base.py::Impl.other::14") {
+		t.Error("Impl.other implements nothing abstract")
 	}
 	// The test file's imports and how it uses them.
 	imps := g.Imports["tests/test_shapes.py"]
