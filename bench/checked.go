@@ -21,7 +21,7 @@ import (
 // fails until a maintainer re-checks the submission or removes the entry.
 //
 //	[[checked]]
-//	submission = "example/v1/full/20261101_gold"  # Submission.ID()
+//	submission = "example/v2/full/20261123_gold"  # Submission.ID()
 //	sha256 = "…"                                  # SubmissionHash
 //	by = "FeatBench maintainers"
 //	date = 2026-11-23
@@ -91,7 +91,7 @@ func loadChecked(t *tree, subs []*Submission) Problems {
 		}
 		switch {
 		case checkSubmissionID(a.Submission) != nil:
-			bad(".submission", "is %s; want name/version/split/folder, e.g. \"example/v1/full/20261101_gold\"", quote(a.Submission))
+			bad(".submission", "is %s; want name/version/split/folder, e.g. \"example/v2/full/20261123_gold\"", quote(a.Submission))
 			continue
 		case first[a.Submission] != "":
 			bad(".submission", "attests %s again (see %s)", a.Submission, first[a.Submission])

@@ -136,9 +136,9 @@ type Repository struct {
 // (Path, relative to the project root) or a git repository (Git, a URL or
 // a path, at Commit).
 type Source struct {
-	Path   string `toml:"path"`
-	Git    string `toml:"git"`
-	Commit string `toml:"commit"`
+	Path   string `toml:"path,omitempty"`
+	Git    string `toml:"git,omitempty"`
+	Commit string `toml:"commit,omitempty"`
 }
 
 // Environment is how a repository is installed in its image. Commands run

@@ -624,7 +624,7 @@ func TestShippedChecked(t *testing.T) {
 			checked = append(checked, s.ID())
 		}
 	}
-	if got, want := strings.Join(checked, " "), "example/v1/full/20261101_empty example/v1/full/20261101_gold example/v1/lite/20261101_gold"; got != want {
+	if got, want := strings.Join(checked, " "), "example/v2/full/20261123_empty example/v2/full/20261123_gold example/v2/lite/20261123_empty example/v2/lite/20261123_gold"; got != want {
 		t.Errorf("checked submissions = %s, want %s", got, want)
 	}
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates the example submissions in data/submissions/example/v1/ with
-# cmd/eval, in Docker containers: the gold patches, empty predictions and
-# the two hand-written agents of examples/predictions/. Each is evaluated on
-# the full split (runs/example-<slug>/) and submitted with its folder's own
-# metadata.toml, for full and, where the example has one, lite.
+# Regenerates the example submissions in data/submissions/example/v2/ with
+# cmd/eval, in Docker containers: the gold patches and empty predictions on
+# the full split, and the two hand-written agents of examples/predictions/
+# on the lite split. Each run is submitted with examples/metadata/<slug>.toml
+# for its split and, for the full split, the lite split too.
 #
 # usage: examples/evaluate.sh [SLUG...]     default: gold empty tiny-agent shell-loop
 #
@@ -15,33 +15,33 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+dataset=example/v2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/eval" ./cmd/eval
 
-# evaluate SLUG DATE SPLITS ARGS...: run the predictions ARGS on the full
-# split, then submit the run for the splits SPLITS (comma-separated).
+# evaluate SLUG SPLIT SUBMIT-SPLITS ARGS...: run the predictions ARGS on
+# SPLIT, then submit the run for SUBMIT-SPLITS (comma-separated).
 evaluate() {
-	local slug=$1 date=$2 splits=$3
+	local slug=$1 split=$2 splits=$3
 	shift 3
-	local dir
-	dir=$(echo data/submissions/example/v1/full/*_"$slug")
-	cp "$dir/metadata.toml" "$tmp/$slug.toml"
-	"$tmp/eval" run --dataset example/v1 --split full --run-id "example-$slug" --force "$@"
+	# A fresh run: --force would refuse the folder of a run whose
+	# predictions were since edited. ([eval] runs is "runs" here.)
+	rm -rf "runs/example-v2-$slug"
+	"$tmp/eval" run --dataset "$dataset" --split "$split" --run-id "example-v2-$slug" --force "$@"
 	local flags=()
 	IFS=, read -ra list <<<"$splits"
 	for s in "${list[@]}"; do flags+=(--split "$s"); done
-	"$tmp/eval" submit "example-$slug" --slug "$slug" --date "$date" --metadata "$tmp/$slug.toml" --force "${flags[@]}"
+	"$tmp/eval" submit "example-v2-$slug" --slug "$slug" --metadata "examples/metadata/$slug.toml" --force "${flags[@]}"
 }
 
 slugs=("$@")
 [ ${#slugs[@]} -gt 0 ] || slugs=(gold empty tiny-agent shell-loop)
 for slug in "${slugs[@]}"; do
 	case $slug in
-	gold) evaluate gold 2026-11-01 full,lite --gold ;;
-	empty) evaluate empty 2026-11-01 full --empty ;;
-	tiny-agent) evaluate tiny-agent 2026-11-12 full,lite --predictions examples/predictions/tiny-agent.jsonl ;;
-	shell-loop) evaluate shell-loop 2026-11-20 full,lite --predictions examples/predictions/shell-loop.jsonl ;;
+	gold) evaluate gold full full,lite --gold ;;
+	empty) evaluate empty full full,lite --empty ;;
+	tiny-agent | shell-loop) evaluate "$slug" lite lite --predictions "examples/predictions/$slug.jsonl" ;;
 	*)
 		echo "evaluate.sh: unknown example submission $slug" >&2
 		exit 2

@@ -29,7 +29,7 @@ sed "s|^runs = .*|runs = \"$work/runs\"|" featbench.toml >"$work/featbench.toml"
 proj=(--root "$repo" --config "$work/featbench.toml")
 
 # The environment image first (built once, cached by content).
-"$work/eval" images "${proj[@]}" --build --dataset example/v1 >"$work/images.txt"
+"$work/eval" images "${proj[@]}" --build --dataset example/v2 >"$work/images.txt"
 image=$(awk '{print $2}' "$work/images.txt" | head -1)
 
 # stats RUN: per-instance overhead (median, max) and the run's wall time.
@@ -49,11 +49,11 @@ echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 printf '%-26s %8s %10s %12s %12s\n' "run" "wall s" "inst/min" "overhead p50" "overhead max"
-n=$(grep -c . data/datasets/example/v1/instances.jsonl)
+n=$(grep -c . data/datasets/example/v2/instances.jsonl)
 for i in $(seq "$runs"); do
 	for w in 1 2 4; do
 		start=$(date +%s.%N)
-		"$work/eval" run "${proj[@]}" --dataset example/v1 --split full --gold --run-id "w$w-$i" --workers "$w" >/dev/null 2>&1
+		"$work/eval" run "${proj[@]}" --dataset example/v2 --split full --gold --run-id "w$w-$i" --workers "$w" >/dev/null 2>&1
 		end=$(date +%s.%N)
 		wall=$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')
 		read -r p50 pmax count < <(stats "$work/runs/w$w-$i")

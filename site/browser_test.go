@@ -33,9 +33,9 @@ const (
 	liteBoard        = browserBase + "leaderboard/featurebench/v1.0/lite/"
 	liteBoardSystems = 20
 	fbCharts         = browserBase + "datasets/featurebench/v1.0/charts/"
-	exampleDataset   = browserBase + "datasets/example/v1/"
+	exampleDataset   = browserBase + "datasets/example/v2/"
 	exampleCharts    = exampleDataset + "charts/"
-	exampleCompare   = exampleDataset + "compare/full/"
+	exampleCompare   = exampleDataset + "compare/lite/"
 	chartWait        = 10 * time.Second
 	fixtureBase      = "/sub/" // fixtureOptions' base path
 )
@@ -967,8 +967,8 @@ func testBoardFits(t *testing.T, b *browserTab) {
 	b.do(t, "sizing the window to 1366×768", chromedp.EmulateViewport(1366, 768))
 	defer b.do(t, "restoring the window", chromedp.EmulateViewport(1280, 900))
 	pages := []string{browserBase, liteBoard, browserBase + "leaderboard/featurebench/v1.0/full/"}
-	if b.exists(t, browserBase+"leaderboard/example/v1/full/") {
-		pages = append(pages, browserBase+"leaderboard/example/v1/full/")
+	if b.exists(t, browserBase+"leaderboard/example/v2/full/") {
+		pages = append(pages, browserBase+"leaderboard/example/v2/full/")
 	}
 	for _, p := range pages {
 		b.open(t, p)

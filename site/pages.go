@@ -336,6 +336,7 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 		d.Repos = append(d.Repos, templates.RepoInfo{Name: r.Name, URL: r.URL, License: r.License, Instances: count[r.Name]})
 	}
 	d.Citation = bibtex(ds)
+	d.Collection = collectionInfo(ds.Collection)
 	d.RankLabel = map[string]string{bench.RankPassed: "% passed"}[ds.Ranking()]
 	if d.RankLabel == "" {
 		d.RankLabel = "% resolved"

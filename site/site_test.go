@@ -288,9 +288,9 @@ func TestBoardDownloadsMatchTheTable(t *testing.T) {
 		}
 	}
 
-	// Computed figures: the example's board has intervals and reference rows.
+	// Computed figures: the example's lite board has agents with intervals and reference rows.
 	var ex boardDoc
-	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/example/v1/full/board.json")), &ex); err != nil {
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/example/v2/lite/board.json")), &ex); err != nil {
 		t.Fatal(err)
 	}
 	refs := 0
@@ -1029,4 +1029,89 @@ func TestReposPageSectionPerSplit(t *testing.T) {
 	if i, j := strings.Index(page, `id="split-full"`), strings.Index(page, `id="split-lite"`); i < 0 || j < i {
 		t.Error("the default split's section does not come first")
 	}
+}
+
+// TestDatasetPageShowsHowItWasBuilt: collection.json becomes the dataset
+// page's funnel table and its drops, one row per reason, escaped.
+func TestDatasetPageShowsHowItWasBuilt(t *testing.T) {
+	coll := `{"dataset": "demo/v1", "seed": 7, "repositories": [{"repository": "demo/pkg",
+ "test_files": 12, "passing": 9, "candidates": 8, "traced": 8, "classified": 7, "with_p2p": 6,
+ "masked": 12, "verified": 5, "kept": 2, "drops": [
+  {"file": "tests/test_x.py", "level": 1, "stage": "verify", "reason": "flaky <script>alert(1)</script>"},
+  {"file": "tests/test_y.py", "stage": "classify", "reason": "no tested top-level object"},
+  {"file": "tests/test_x.py", "level": 2, "stage": "verify", "reason": "flaky <script>alert(1)</script>"}]}],
+ "instances": 2, "splits": {"full": 2}}`
+	for _, tc := range []struct {
+		name     string
+		override map[string]string
+		want     bool
+	}{
+		{"with collection.json", map[string]string{"data/datasets/demo/v1/collection.json": coll}, true},
+		{"without", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := fixtureRoot(t, tc.override)
+			if _, err := site.Build(context.Background(), fixtureOptions(t, root)); err != nil {
+				t.Fatal(err)
+			}
+			page := read(t, filepath.Join(root, "public"), "datasets/demo/v1/index.html")
+			doc := parse(t, page)
+			sec := byID(doc, "collection")
+			if !tc.want {
+				if sec != nil {
+					t.Fatal("a dataset without collection.json has a \"how this dataset was built\" section")
+				}
+				return
+			}
+			if sec == nil {
+				t.Fatal("no \"how this dataset was built\" section")
+			}
+			if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 12 9 8 8 7 6 12 5 2" {
+				t.Errorf("funnel row = %q", got)
+			}
+			drops := text(tableWithCaption(t, doc, "Why candidates"))
+			for _, want := range []string{
+				"verify 2 flaky <script>alert(1)</script> tests/test_x.py (L1), tests/test_x.py (L2)",
+				"classify 1 no tested top-level object tests/test_y.py",
+			} {
+				if !strings.Contains(drops, want) {
+					t.Errorf("drops table lacks %q:\n%s", want, drops)
+				}
+			}
+			if strings.Index(drops, "flaky") > strings.Index(drops, "no tested") {
+				t.Error("the reason that dropped more is not listed first")
+			}
+			if strings.Contains(page, "<script>alert(1)") {
+				t.Error("a drop reason reached the HTML unescaped")
+			}
+		})
+	}
+}
+
+// tableWithCaption is the table whose caption starts with prefix.
+func tableWithCaption(t *testing.T, doc *html.Node, prefix string) *html.Node {
+	t.Helper()
+	for _, tb := range find(doc, func(n *html.Node) bool { return n.Data == "table" }) {
+		for _, c := range find(tb, func(n *html.Node) bool { return n.Data == "caption" }) {
+			if strings.HasPrefix(strings.TrimSpace(text(c)), prefix) {
+				return tb
+			}
+		}
+	}
+	t.Fatalf("no table captioned %q", prefix)
+	return nil
+}
+
+// rowNode is the row of the table captioned prefix whose header cell is head.
+func rowNode(t *testing.T, doc *html.Node, head, prefix string) *html.Node {
+	t.Helper()
+	for _, tr := range find(tableWithCaption(t, doc, prefix), func(n *html.Node) bool { return n.Data == "tr" }) {
+		for _, th := range find(tr, func(n *html.Node) bool { return n.Data == "th" }) {
+			if strings.TrimSpace(text(th)) == head {
+				return tr
+			}
+		}
+	}
+	t.Fatalf("no row %q in the table captioned %q", head, prefix)
+	return nil
 }

@@ -212,7 +212,35 @@ type DatasetPage struct {
 	Described   bool   // published figures only, no instances here
 	Repos       []RepoInfo
 	Citation    string // BibTeX, empty when the manifest gives none
+	Collection  *CollectionInfo
 	Instances   []InstanceRow
+}
+
+// CollectionInfo says how cmd/collect built a dataset version, from its
+// collection.json: how far each repository's test files got, and why the
+// others were dropped.
+type CollectionInfo struct {
+	Seed  string
+	Repos []CollectionRepoRow
+	Drops []CollectionDropRow
+}
+
+// CollectionRepoRow is one repository's funnel, from test files to kept
+// instances.
+type CollectionRepoRow struct {
+	Name                                               string
+	TestFiles, Passing, Candidates, Traced, Classified int
+	WithP2P, Masked, Verified, Kept                    int
+}
+
+// CollectionDropRow is one reason instances were dropped, with the test
+// files it dropped.
+type CollectionDropRow struct {
+	Repo   string
+	Stage  string
+	Reason string
+	Count  int
+	Files  string // the test files (and levels), comma-separated
 }
 
 // RepoInfo is one repository of a dataset.

@@ -1,7 +1,7 @@
 // Command eval grades agents' predictions on a dataset's instances in Docker
 // containers and turns a run into a leaderboard submission.
 //
-//	eval run --dataset example/v1 --split full --predictions FILE --run-id ID
+//	eval run --dataset example/v2 --split full --predictions FILE --run-id ID
 //	eval submit RUN --slug SLUG --name NAME --scaffold S --model M
 //	eval validate DIR [--rerun]
 //	eval images [--dataset NAME/VERSION] [--build]

@@ -61,7 +61,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("eval %s: exit %d, output %q; want the usage and exit 0", strings.Join(args, " "), code, out)
 		}
 	}
-	if _, errOut, code := runEval(t, "run", "--dataset", "example/v1"); code != 2 || !strings.Contains(errOut, "--gold") {
+	if _, errOut, code := runEval(t, "run", "--dataset", "example/v2"); code != 2 || !strings.Contains(errOut, "--gold") {
 		t.Errorf("eval run without predictions: exit %d, %q; want a usage error naming the choices", code, errOut)
 	}
 	if _, errOut, code := runEval(t, "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown command") {
@@ -82,8 +82,8 @@ func TestRunErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--dataset", "nope/v9", "--gold"}, "no dataset nope/v9"},
-		{[]string{"--dataset", "example/v1", "--gold", "--instance", "missing-1"}, "no such instance"},
-		{[]string{"--dataset", "example/v1", "--predictions", other}, "predictions for another dataset"},
+		{[]string{"--dataset", "example/v2", "--gold", "--instance", "missing-1"}, "no such instance"},
+		{[]string{"--dataset", "example/v2", "--predictions", other}, "predictions for another dataset"},
 		{[]string{"--dataset", "featurebench/v1.0", "--gold"}, "publishes no instances"},
 	} {
 		args := append([]string{"run", "--root", root, "--run-id", "x"}, c.args...)
@@ -104,7 +104,7 @@ func TestKilledRunResumes(t *testing.T) {
 	root := copyProject(t)
 	bin := evalBinary(t)
 	cmd := func(id string) *exec.Cmd {
-		c := exec.Command(bin, "run", "--root", root, "--dataset", "example/v1", "--split", "full",
+		c := exec.Command(bin, "run", "--root", root, "--dataset", "example/v2", "--split", "full",
 			"--predictions", filepath.Join(root, "examples", "predictions", "shell-loop.jsonl"), "--run-id", id)
 		c.Env = append(os.Environ(), "DOCKER_HOST="+host)
 		return c
@@ -195,7 +195,7 @@ func TestSubmitAndValidate(t *testing.T) {
 	imagestest.Base(t)
 	t.Setenv("DOCKER_HOST", host)
 	root := copyProject(t)
-	if _, errOut, code := runEval(t, "run", "--root", root, "--dataset", "example/v1", "--split", "full",
+	if _, errOut, code := runEval(t, "run", "--root", root, "--dataset", "example/v2", "--split", "full",
 		"--predictions", filepath.Join(root, "examples", "predictions", "tiny-agent.jsonl"), "--run-id", "tiny"); code != 0 {
 		t.Fatalf("eval run: exit %d\n%s", code, errOut)
 	}
@@ -204,8 +204,8 @@ func TestSubmitAndValidate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("eval submit: exit %d\n%s%s", code, out, errOut)
 	}
-	full := filepath.Join(root, "data", "submissions", "example", "v1", "full", "20261123_new-agent")
-	lite := filepath.Join(root, "data", "submissions", "example", "v1", "lite", "20261123_new-agent")
+	full := filepath.Join(root, "data", "submissions", "example", "v2", "full", "20261123_new-agent")
+	lite := filepath.Join(root, "data", "submissions", "example", "v2", "lite", "20261123_new-agent")
 	for _, dir := range []string{full, lite} {
 		for _, f := range []string{"metadata.toml", "results.jsonl", "predictions.jsonl", "logs.tar.gz"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -235,7 +235,7 @@ func TestSubmitAndValidate(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatal(err)
 		}
-		if r["instance_id"] != "featbench__textkit-wrap-fill.lv1" {
+		if r["instance_id"] != "featbench__textkit.test_wrap.812f8b16.lv2" {
 			continue
 		}
 		passed := append(r["f2p_passed"].([]any), r["f2p_failed"].([]any)...)
@@ -245,13 +245,13 @@ func TestSubmitAndValidate(t *testing.T) {
 		lines[i], edited = string(b), true
 	}
 	if !edited {
-		t.Fatal("no wrap-fill line to edit")
+		t.Fatal("no line of the wrap instance to edit")
 	}
 	if err := os.WriteFile(res, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, errOut, code = runEval(t, "validate", full, "--root", root)
-	if code == 0 || !strings.Contains(errOut, "featbench__textkit-wrap-fill.lv1") || !strings.Contains(errOut, `field "resolved"`) {
+	if code == 0 || !strings.Contains(errOut, "featbench__textkit.test_wrap.812f8b16.lv2") || !strings.Contains(errOut, `field "resolved"`) {
 		t.Errorf("validate of an edited results.jsonl: exit %d\n%s\nwant a failure naming the instance and the field resolved", code, errOut)
 	}
 	// Without logs: only as reported figures.

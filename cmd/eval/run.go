@@ -29,7 +29,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"A finished instance is skipped when the same command runs again (--force evaluates it again).", stderr)
 	var pf projectFlags
 	pf.register(fs)
-	dataset := fs.String("dataset", "", "the dataset `NAME/VERSION`, e.g. example/v1")
+	dataset := fs.String("dataset", "", "the dataset `NAME/VERSION`, e.g. example/v2")
 	split := fs.String("split", "", "the `SPLIT` to evaluate (default: site.default_split, else the dataset's first)")
 	predFile := fs.String("predictions", "", "predictions `FILE`: SWE-bench's JSONL or JSON (instance_id, model_name_or_path, model_patch), or FeatureBench's output.jsonl")
 	gold := fs.Bool("gold", false, "evaluate each instance's own patch (the reference solution)")
@@ -55,7 +55,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case len(rest) > 0:
 		return usageErr("unexpected arguments %q", rest)
 	case *dataset == "":
-		return usageErr("--dataset is required (e.g. --dataset example/v1)")
+		return usageErr("--dataset is required (e.g. --dataset example/v2)")
 	case n != 1:
 		return usageErr("give exactly one of --predictions FILE, --gold and --empty")
 	case !runID.MatchString(*id):

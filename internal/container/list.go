@@ -75,10 +75,17 @@ func (e *Engine) RemoveContainers(ctx context.Context, labelFilter map[string]st
 		switch {
 		case err == nil:
 			n++
-		case cerrdefs.IsNotFound(err):
+		case cerrdefs.IsNotFound(err), removing(err):
 		default:
 			errs = append(errs, fmt.Errorf("remove container %s: %w", c.Name, err))
 		}
 	}
 	return n, errors.Join(errs...)
+}
+
+// removing reports whether err says that the engine is already removing
+// the container (a conflict, as a killed run's own removal can leave it):
+// it is going away, which is all a caller asks for.
+func removing(err error) bool {
+	return cerrdefs.IsConflict(err) && strings.Contains(err.Error(), "already in progress")
 }

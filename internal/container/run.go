@@ -152,7 +152,7 @@ func (c *Container) Remove() error {
 	ctx, cancel := cleanupContext()
 	defer cancel()
 	_, err := c.eng.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
+	if err != nil && !cerrdefs.IsNotFound(err) && !removing(err) {
 		return fmt.Errorf("remove container %s: %w", c.Name, err)
 	}
 	c.removed = true

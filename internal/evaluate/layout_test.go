@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,14 +90,14 @@ instances = [` + strings.Join(ids, ", ") + `]
 	return d.Dataset("layout/v1")
 }
 
-// otherTestFiles are the example's test files but the one given.
-func otherTestFiles(t *testing.T, but string) []string {
+// otherTestFiles are the example's test files but those given.
+func otherTestFiles(t *testing.T, but ...string) []string {
 	t.Helper()
 	m, _ := filepath.Glob(filepath.Join(root, "examples", "textkit", "tests", "test_*.py"))
 	var out []string
 	for _, f := range m {
 		rel := "tests/" + filepath.Base(f)
-		if rel != but {
+		if !slices.Contains(but, rel) {
 			out = append(out, rel)
 		}
 	}
@@ -106,20 +107,21 @@ func otherTestFiles(t *testing.T, but string) []string {
 // TestMaskedLayout evaluates FeatureBench's published layout on an image
 // of that layout built from the example: the environment holds the
 // complete project, the instance's patch is the masking diff (here: the
-// Roman numerals module removed), its test patch deletes the fail-to-pass
+// fuzzy-matching module removed), its test patch deletes the fail-to-pass
 // test file, and tests are named by file. The gold solution (the mask
 // undone) resolves it; an empty prediction does not.
 func TestMaskedLayout(t *testing.T) {
 	repo := textkitRepo(t)
-	mask := diffOf(t, repo, func() { os.Remove(filepath.Join(repo, "textkit", "roman.py")) })
-	testPatch := diffOf(t, repo, func() { os.Remove(filepath.Join(repo, "tests", "test_roman.py")) })
+	mask := diffOf(t, repo, func() { os.Remove(filepath.Join(repo, "textkit", "fuzzy.py")) })
+	testPatch := diffOf(t, repo, func() { os.Remove(filepath.Join(repo, "tests", "test_fuzzy.py")) })
 	ds := layoutDataset(t, `layout = "masked"`, []map[string]any{{
-		"instance_id": "textkit-roman-masked.lv1", "repo": "featbench/textkit", "level": 1,
-		"problem_statement": "Add Roman numerals.", "patch": mask, "test_patch": testPatch,
-		"FAIL_TO_PASS": []string{"tests/test_roman.py"}, "PASS_TO_PASS": otherTestFiles(t, "tests/test_roman.py"),
+		"instance_id": "textkit-fuzzy-masked.lv1", "repo": "featbench/textkit", "level": 1,
+		"problem_statement": "Add fuzzy matching.", "patch": mask, "test_patch": testPatch,
+		// test_pipeline.py and test_package.py use the module too: not pass-to-pass files.
+		"FAIL_TO_PASS": []string{"tests/test_fuzzy.py"}, "PASS_TO_PASS": otherTestFiles(t, "tests/test_fuzzy.py", "tests/test_pipeline.py", "tests/test_package.py"),
 	}})
 	eng, img := envImage(t)
-	id := "textkit-roman-masked.lv1"
+	id := "textkit-fuzzy-masked.lv1"
 	_, reps, _ := run(t, eng, img, ds, []string{id}, true, nil, testLimits)
 	if r := reps[id]; r == nil || !r.Resolved || !r.FV || !r.RT {
 		t.Errorf("masked layout, gold: %+v, want resolved", r)
@@ -130,8 +132,8 @@ func TestMaskedLayout(t *testing.T) {
 	}
 	// A prediction that rewrites the fail-to-pass test file to pass gains
 	// nothing: the file is put back before grading.
-	// The masked base has neither roman.py nor the test file.
-	cheat := "diff --git a/tests/test_roman.py b/tests/test_roman.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_roman.py\n@@ -0,0 +1,2 @@\n+def test_to_roman():\n+    pass\n"
+	// The masked base has neither fuzzy.py nor the test file.
+	cheat := "diff --git a/tests/test_fuzzy.py b/tests/test_fuzzy.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_fuzzy.py\n@@ -0,0 +1,2 @@\n+def test_levenshtein():\n+    pass\n"
 	_, reps, _ = run(t, eng, img, ds, []string{id}, false, map[string]evaluate.Prediction{id: {Patch: []byte(cheat)}}, testLimits)
 	if r := reps[id]; r == nil || !r.PatchApplied || r.Resolved {
 		t.Errorf("masked layout, a prediction writing its own test file: %+v, want applied and unresolved", r)

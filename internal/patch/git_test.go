@@ -308,42 +308,62 @@ func TestRefusedPathsAreUnsafe(t *testing.T) {
 	}
 }
 
-// base makes the base of an example instance in a repository: the
-// example project with the instance's test patch and patch reversed, as
-// examples/tools/lib.sh does.
-func base(t *testing.T, e example) string {
+// base makes the base of an example instance in a repository, as cmd/eval
+// does for the example's layout: for level 1, the example project with the
+// instance's test patch and patch reversed; for level 2, an empty folder
+// (the agent's package starts from nothing) beside the complete project,
+// which the test patch applies to.
+func base(t *testing.T, e example) (dir, tests string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "textkit")
-	src := filepath.Join(repoRoot, "examples/textkit")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	complete := func(name string) string {
+		dir := filepath.Join(t.TempDir(), name)
+		src := filepath.Join(repoRoot, "examples/textkit")
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			if n := d.Name(); n == "__pycache__" || n == ".pytest_cache" || strings.HasSuffix(n, ".egg-info") || n == "build" || n == "dist" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() {
+				return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(src, p)
-		if n := d.Name(); n == "__pycache__" || n == ".pytest_cache" || strings.HasSuffix(n, ".egg-info") || n == "build" || n == "dist" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
+		mustRun(t, dir, "git", "init", "-q")
+		return dir
 	}
-	mustRun(t, dir, "git", "init", "-q")
+	commit := func(dir string) {
+		mustRun(t, dir, "git", "add", "-A")
+		mustRun(t, dir, "git", "commit", "-q", "--allow-empty", "-m", "base of "+e.ID)
+	}
+	if strings.HasSuffix(e.ID, ".lv2") {
+		dir = filepath.Join(t.TempDir(), "agent")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, dir, "git", "init", "-q")
+		commit(dir)
+		tests = complete("textkit")
+		commit(tests)
+		return dir, tests
+	}
+	dir = complete("textkit")
 	for _, raw := range []string{e.TestPatch, e.Patch} {
 		f := filepath.Join(t.TempDir(), "p.diff")
 		writeFile(t, f, raw)
 		mustRun(t, dir, "git", "apply", "-R", f)
 	}
-	mustRun(t, dir, "git", "add", "-A")
-	mustRun(t, dir, "git", "commit", "-q", "-m", "base of "+e.ID)
-	return dir
+	commit(dir)
+	return dir, dir
 }
 
 // Check accepts every example prediction git applies to its instance's
@@ -353,13 +373,13 @@ func TestExamplesWithGit(t *testing.T) {
 	preds := examplePredictions(t)
 	for _, e := range readExamples(t) {
 		t.Run(e.ID, func(t *testing.T) {
-			dir := base(t, e)
-			try := func(name string, raw []byte) {
+			dir, tests := base(t, e)
+			try := func(name, in string, raw []byte) {
 				f := filepath.Join(t.TempDir(), "p.diff")
 				if err := os.WriteFile(f, raw, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				out, code := run(t, dir, "git", "apply", "--check", f)
+				out, code := run(t, in, "git", "apply", "--check", f)
 				err := patch.Check(raw, patch.Limits{})
 				if code == 0 && err != nil {
 					t.Errorf("%s: git applies it, Check refuses it: %v", name, err)
@@ -368,18 +388,22 @@ func TestExamplesWithGit(t *testing.T) {
 					t.Logf("%s: git does not apply it: %s", name, strings.TrimSpace(out))
 				}
 				p, perr := patch.Parse(raw)
-				want, ok := numstat(t, dir, raw)
+				want, ok := numstat(t, in, raw)
 				if ok && (perr != nil || !reflect.DeepEqual(ours(p), want)) {
 					t.Errorf("%s: Parse reads %q (%v), git %q", name, ours(p), perr, want)
 				}
 			}
-			try("patch", []byte(e.Patch))
-			try("test_patch", []byte(e.TestPatch))
-			// The gold patch then the test patch apply in turn.
-			for _, raw := range []string{e.Patch, e.TestPatch} {
+			try("patch", dir, []byte(e.Patch))
+			try("test_patch", tests, []byte(e.TestPatch))
+			// The gold patch and the test patch apply in turn.
+			for i, raw := range []string{e.Patch, e.TestPatch} {
 				f := filepath.Join(t.TempDir(), "p.diff")
 				writeFile(t, f, raw)
-				if m := chain(t, dir, f); m != patch.MethodGitApply {
+				in := dir
+				if i == 1 {
+					in = tests
+				}
+				if m := chain(t, in, f); m != patch.MethodGitApply {
 					t.Errorf("the gold patches apply with %q", m)
 				}
 			}
@@ -387,7 +411,7 @@ func TestExamplesWithGit(t *testing.T) {
 			n := 0
 			for _, pr := range preds {
 				if pr.id == e.ID {
-					try(pr.name, pr.patch)
+					try(pr.name, dir, pr.patch)
 					n++
 				}
 			}

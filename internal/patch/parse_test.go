@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ type example struct {
 
 func readExamples(t testing.TB) []example {
 	t.Helper()
-	f, err := os.Open(filepath.Join(repoRoot, "data/datasets/example/v1/instances.jsonl"))
+	f, err := os.Open(filepath.Join(repoRoot, "data/datasets/example/v2/instances.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,37 +95,58 @@ func examplePredictions(t testing.TB) []examplePrediction {
 	return out
 }
 
-// The example dataset's patches and predictions, with what each touches
-// (checked against `git apply --numstat` in git_test.go as well).
-func TestParseExamples(t *testing.T) {
-	want := map[string][]string{
-		"featbench__textkit-unique-slug.lv1":      {"textkit/slug.py", "tests/test_slug.py"},
-		"featbench__textkit-wrap-fill.lv1":        {"textkit/wrap.py", "tests/test_wrap.py"},
-		"featbench__textkit-template-filters.lv1": {"textkit/template.py", "tests/test_template.py"},
-		"featbench__textkit-roman.lv2":            {"textkit/roman.py", "tests/test_roman.py"},
-		"featbench__textkit-table.lv2":            {"textkit/table.py", "tests/test_table.py"},
-		"featbench__textkit-fuzzy-match.lv1":      {"textkit/fuzzy.py", "tests/test_fuzzy.py"},
-	}
-	for _, e := range readExamples(t) {
-		w, ok := want[e.ID]
-		if !ok {
-			t.Errorf("%s: instance not in the table", e.ID)
-			continue
+// diffGitFiles is the paths a diff's "diff --git" lines name, read
+// without the parser, to check it against.
+func diffGitFiles(raw string) []string {
+	var out []string
+	for _, l := range strings.Split(raw, "\n") {
+		if rest, ok := strings.CutPrefix(l, "diff --git a/"); ok {
+			out = append(out, rest[:strings.Index(rest, " b/")])
 		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// The example dataset's patches and predictions touch what their "diff
+// --git" lines name, in the shapes cmd/collect gives them: a level 1 gold
+// patch edits the library, a level 2 one creates the agent_code package,
+// and a test patch touches the instance's own test file only.
+func TestParseExamples(t *testing.T) {
+	level2 := []string{"agent_code/__init__.py", "pyproject.toml"}
+	levels := map[string]bool{}
+	for _, e := range readExamples(t) {
+		lv2 := strings.HasSuffix(e.ID, ".lv2")
+		levels[e.ID] = lv2
+		testFile := "tests/" + strings.Split(e.ID, ".")[1] + ".py" // featbench__textkit.test_x.<hash>.lvN
 		for i, raw := range []string{e.Patch, e.TestPatch} {
 			p, err := patch.Parse([]byte(raw))
 			if err != nil {
 				t.Errorf("%s: %v", e.ID, err)
 				continue
 			}
-			if got := patch.Files(p); !reflect.DeepEqual(got, []string{w[i]}) {
-				t.Errorf("%s: files %q, want %q", e.ID, got, w[i])
+			got := patch.Files(p)
+			sort.Strings(got)
+			if want := diffGitFiles(raw); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: files %q, want %q", e.ID, got, want)
 			}
-			if f := p.Files[0]; f.Added == 0 || f.Removed != 0 {
-				t.Errorf("%s: +%d -%d; the example patches only add lines", e.ID, f.Added, f.Removed)
+			added := 0
+			for _, f := range p.Files {
+				added += f.Added
 			}
-			if strings.HasSuffix(e.ID, ".lv2") != p.Files[0].New {
-				t.Errorf("%s: New = %v; level 2 patches create their files", e.ID, p.Files[0].New)
+			switch {
+			case added == 0:
+				t.Errorf("%s: the patch adds no line", e.ID)
+			case i == 1 && !reflect.DeepEqual(got, []string{testFile}):
+				t.Errorf("%s: the test patch touches %q, want %q", e.ID, got, testFile)
+			case i == 0 && lv2 && (!reflect.DeepEqual(got, level2) || !p.Files[0].New || !p.Files[1].New):
+				t.Errorf("%s: the level 2 patch gives %q (new: %v), want the new files %q", e.ID, got, p.Files[0].New, level2)
+			case i == 0 && !lv2:
+				for _, f := range got {
+					if !strings.HasPrefix(f, "textkit/") {
+						t.Errorf("%s: the gold patch touches %q, outside the library", e.ID, f)
+					}
+				}
 			}
 		}
 	}
@@ -134,8 +156,17 @@ func TestParseExamples(t *testing.T) {
 			t.Errorf("%s: %v", e.name, err)
 			continue
 		}
-		if got := patch.Files(p); len(got) != 1 || got[0] != want[e.id][0] {
-			t.Errorf("%s: files %q, want [%q]", e.name, got, want[e.id][0])
+		lv2, ok := levels[e.id]
+		if !ok {
+			t.Errorf("%s: no instance %s", e.name, e.id)
+		}
+		got := patch.Files(p)
+		sort.Strings(got)
+		if want := diffGitFiles(string(e.patch)); !reflect.DeepEqual(got, want) || len(got) == 0 {
+			t.Errorf("%s: files %q, want %q", e.name, got, want)
+		}
+		if lv2 && !reflect.DeepEqual(got, level2) {
+			t.Errorf("%s: a level 2 prediction gives %q, want %q", e.name, got, level2)
 		}
 	}
 }

@@ -73,22 +73,24 @@ func captureCases() []captureCase {
 	return cases
 }
 
-func textkitFiles() []string { return []string{"fuzzy", "roman", "slug", "table", "template", "wrap"} }
+func textkitFiles() []string {
+	return []string{"case", "dates", "fuzzy", "markdown", "pipeline", "roman", "slug", "template", "wrap"}
+}
 
 // textkitBases are instances whose base state (F2P tests failing) is
 // captured, one per way an F2P test fails in the example dataset.
 func textkitBases() []struct{ name, instance, file string } {
 	return []struct{ name, instance, file string }{
-		{"roman", "featbench__textkit-roman.lv2", "tests/test_roman.py"},                  // module missing: ImportError at collection
-		{"slug", "featbench__textkit-unique-slug.lv1", "tests/test_slug.py"},              // function missing: AttributeError
-		{"template", "featbench__textkit-template-filters.lv1", "tests/test_template.py"}, // NameError inside the module
+		{"case", "featbench__textkit.test_case.3f4c65e3.lv1", "tests/test_case.py"},    // a name the test file imports is gone: ImportError at collection
+		{"dates", "featbench__textkit.test_dates.4a59211b.lv1", "tests/test_dates.py"}, // a function the tests call is gone: AttributeError
+		{"fuzzy", "featbench__textkit.test_fuzzy.3ef8640e.lv1", "tests/test_fuzzy.py"}, // a helper inside the library is gone: NameError
 	}
 }
 
 const (
 	capturedDir     = "testdata/captured"
 	textkitDir      = "../../examples/textkit"
-	exampleDataset  = "../../data/datasets/example/v1/instances.jsonl"
+	exampleDataset  = "../../data/datasets/example/v2/instances.jsonl"
 	projectDir      = "testdata/project"
 	captureDeadline = 2 * time.Minute
 )

@@ -1,7 +1,14 @@
-"""textkit: small text utilities.
+"""textkit: small text utilities, standard library only.
 
-The modules are independent; import the one you need, e.g.
-``from textkit import slug``.
+Each module stands on its own (``from textkit import slug``); a few of the
+most used names are also available from the package itself.
 """
 
-__version__ = "0.3.0"
+from textkit.slug import slugify, unique_slug
+from textkit.stats import TextStats
+from textkit.template import TemplateError, render
+from textkit.toc import build_toc
+
+__version__ = "0.4.0"
+
+__all__ = ["TemplateError", "TextStats", "build_toc", "render", "slugify", "unique_slug", "__version__"]

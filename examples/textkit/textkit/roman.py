@@ -36,3 +36,12 @@ def from_roman(text: str) -> int:
     if not numeral or i != len(numeral) or not 0 < total < 4000 or to_roman(total) != numeral:
         raise ValueError(f"invalid Roman numeral {text!r}")
     return total
+
+
+def is_roman(text: str) -> bool:
+    """Tell whether *text* is a canonical Roman numeral that from_roman reads."""
+    try:
+        from_roman(text)
+    except ValueError:
+        return False
+    return True

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from textkit._text import to_ascii
+from textkit.case import split_identifier
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -15,8 +17,7 @@ def slugify(text: str, sep: str = "-", max_length: int | None = None) -> str:
     and the slug never starts or ends with *sep*. With *max_length* the slug
     is cut to at most that many characters, at a separator when possible.
     """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = _NON_WORD.sub(sep, ascii_text.lower()).strip(sep)
+    slug = _NON_WORD.sub(sep, to_ascii(text).lower()).strip(sep)
     if max_length is not None and len(slug) > max_length:
         cut = slug[:max_length]
         if sep and sep in cut and slug[max_length] != sep:
@@ -40,3 +41,12 @@ def unique_slug(text: str, taken: set[str], sep: str = "-", max_length: int | No
         n += 1
     taken.add(candidate)
     return candidate
+
+
+def slugify_identifier(name: str, sep: str = "-") -> str:
+    """Slug for a code identifier, splitting at case changes too.
+
+    ``"parseHTTPResponse"`` gives ``"parse-http-response"`` where slugify
+    would give ``"parsehttpresponse"``.
+    """
+    return slugify(" ".join(split_identifier(name)), sep=sep)

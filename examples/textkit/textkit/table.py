@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
+
+from textkit._text import display_width, pad
 
 
-def _pad(text: str, width: int, how: str) -> str:
-    """Pad *text* to *width*: "l" left-aligns, "r" right-aligns, "c" centres."""
-    if how == "r":
-        return text.rjust(width)
-    if how == "c":
-        return text.center(width)
-    return text.ljust(width)
+def normalize_rows(rows: Sequence[Sequence[Any]], headers: Sequence[Any] | None = None) -> list[list[str]]:
+    """Turn *rows* (and *headers*, first) into a rectangular grid of strings.
+
+    Cells are converted with str(), None becomes an empty cell and short rows
+    are padded with empty cells.
+    """
+    cells = [["" if c is None else str(c) for c in row] for row in rows]
+    if headers is not None:
+        cells.insert(0, [str(h) for h in headers])
+    ncols = max((len(row) for row in cells), default=0)
+    for row in cells:
+        row.extend([""] * (ncols - len(row)))
+    return cells
+
+
+def column_widths(cells: Sequence[Sequence[str]]) -> list[int]:
+    """Display width of the widest cell of each column of a rectangular grid."""
+    if not cells:
+        return []
+    return [max(display_width(row[i]) for row in cells) for i in range(len(cells[0]))]
+
+
+def check_align(align: str | None, ncols: int) -> str:
+    """Return *align* padded with "l" to *ncols* letters; reject unknown letters."""
+    align = (align or "").ljust(ncols, "l")
+    if set(align) - set("lrc"):
+        raise ValueError(f"align must use only 'l', 'r' and 'c', got {align!r}")
+    return align
 
 
 def format_table(
@@ -27,21 +50,36 @@ def format_table(
     each column, and *sep* with "|" turned into "+" and spaces into dashes
     between them. *align* holds one letter per column, "l", "r" or "c";
     missing letters mean "l". Trailing spaces are removed from every line.
+    Wide East Asian characters count as two columns.
     """
-    cells = [["" if c is None else str(c) for c in row] for row in rows]
-    if headers is not None:
-        cells.insert(0, [str(h) for h in headers])
+    cells = normalize_rows(rows, headers)
     if not cells:
         return ""
-    ncols = max(len(row) for row in cells)
-    for row in cells:
-        row.extend([""] * (ncols - len(row)))
-    align = (align or "").ljust(ncols, "l")
-    if set(align) - set("lrc"):
-        raise ValueError(f"align must use only 'l', 'r' and 'c', got {align!r}")
-    widths = [max(len(row[i]) for row in cells) for i in range(ncols)]
-    lines = [sep.join(_pad(c, w, a) for c, w, a in zip(row, widths, align)).rstrip() for row in cells]
+    align = check_align(align, len(cells[0]))
+    widths = column_widths(cells)
+    lines = [sep.join(pad(c, w, a) for c, w, a in zip(row, widths, align)).rstrip() for row in cells]
     if headers is not None:
         joint = "".join("+" if ch == "|" else "-" for ch in sep)
         lines.insert(1, joint.join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def format_records(
+    records: Iterable[Mapping[str, Any]],
+    columns: Sequence[str] | None = None,
+    **options: Any,
+) -> str:
+    """Format a list of dicts as a table whose headers are the keys.
+
+    *columns* chooses and orders the columns; by default every key, in the
+    order first seen. Missing keys give empty cells. Other keyword arguments
+    go to format_table.
+    """
+    records = list(records)
+    if columns is None:
+        seen: dict[str, None] = {}
+        for record in records:
+            seen.update(dict.fromkeys(record))
+        columns = list(seen)
+    rows = [[record.get(column) for column in columns] for record in records]
+    return format_table(rows, headers=columns, **options)

@@ -1,0 +1,56 @@
+package site
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/templates"
+)
+
+// collectionInfo is the dataset page's "how this dataset was built"
+// section, from collection.json; nil when the version has none.
+func collectionInfo(c *bench.Collection) *templates.CollectionInfo {
+	if c == nil {
+		return nil
+	}
+	info := &templates.CollectionInfo{Seed: strconv.FormatUint(c.Seed, 10)}
+	for _, r := range c.Repos {
+		info.Repos = append(info.Repos, templates.CollectionRepoRow{
+			Name: r.Repository, TestFiles: r.TestFiles, Passing: r.Passing, Candidates: r.Candidates,
+			Traced: r.Traced, Classified: r.Classified, WithP2P: r.WithP2P,
+			Masked: r.Masked, Verified: r.Verified, Kept: r.Kept,
+		})
+		info.Drops = append(info.Drops, dropRows(r)...)
+	}
+	return info
+}
+
+// dropRows groups a repository's drops by stage and reason, so that one
+// reason shared by many files is one row; the most frequent reasons first.
+func dropRows(r *bench.CollectionRepo) []templates.CollectionDropRow {
+	type key struct{ stage, reason string }
+	files := map[key][]string{}
+	var order []key
+	for _, d := range r.Drops {
+		k := key{d.Stage, d.Reason}
+		if _, ok := files[k]; !ok {
+			order = append(order, k)
+		}
+		f := d.File
+		if d.Level > 0 {
+			f += " (L" + strconv.Itoa(d.Level) + ")"
+		}
+		files[k] = append(files[k], f)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(files[order[i]]) > len(files[order[j]]) })
+	rows := make([]templates.CollectionDropRow, 0, len(order))
+	for _, k := range order {
+		fs := files[k]
+		rows = append(rows, templates.CollectionDropRow{
+			Repo: r.Repository, Stage: k.stage, Reason: k.reason, Count: len(fs), Files: strings.Join(fs, ", "),
+		})
+	}
+	return rows
+}
