@@ -23,8 +23,8 @@ const buildBudget = 20 * time.Second
 // FuzzCheckThenBuild is the promise the submission workflow relies on:
 // whatever `build --check` accepts, the build renders, within its budget.
 // The fuzzer controls the fields a submitter controls: an instance's
-// problem statement, gold patch and a test id, and a submission's name, a
-// tag, its notes and a reported figure. The seeds are the inputs that
+// problem statement, gold patch and a test id, a submission's name, a
+// tag, its notes and a reported figure, and a drop in collection.json. The seeds are the inputs that
 // broke that promise before: they run with every `go test`.
 //
 //	go test ./site -run '^$' -fuzz FuzzCheckThenBuild -fuzztime 5m
@@ -130,8 +130,22 @@ func fuzzProject(t *testing.T, statement, patch, testID, name, tag, notes, figur
 	if err != nil {
 		t.Skip("not JSON-encodable")
 	}
+	// collection.json, as cmd/collect writes it, with the fuzzer's text
+	// in a drop: a file, a stage and a reason.
+	coll, err := json.Marshal(map[string]any{
+		"dataset": "demo/v1", "seed": 1, "instances": 2, "splits": map[string]int{"full": 2},
+		"repositories": []map[string]any{{
+			"repository": "demo/pkg", "test_files": 3, "passing": 3, "candidates": 3, "traced": 3, "classified": 3,
+			"with_p2p": 3, "masked": 4, "verified": 2, "kept": 2,
+			"drops": []map[string]any{{"file": testID, "level": 1, "stage": tag, "reason": notes}},
+		}},
+	})
+	if err != nil {
+		t.Skip("not JSON-encodable")
+	}
 	date, _ := time.Parse("2006-01-02", "2026-03-01")
 	return fixtureRoot(t, map[string]string{
+		"data/datasets/demo/v1/collection.json": string(coll),
 		"data/datasets/demo/v1/instances.jsonl": inst("demo__pkg-1", 1, statement, patch) + "\n" + inst("demo__pkg-2", 2, "ok", "") + "\n",
 		"data/submissions/demo/v1/full/20260301_agent-a/metadata.toml": meta(map[string]any{
 			"name": name, "scaffold": "S", "model": "M", "date": date, "tags": []string{tag}, "notes": notes,
