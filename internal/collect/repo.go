@@ -66,6 +66,24 @@ func (r *repoRun) store(d string, v any, item ...string) error {
 	return r.w.save(d, v, r.cur, item...)
 }
 
+// memo is the stored output of item for the inputs' digest d, or, when
+// there is none, what make gives in a container from get, then stored;
+// made says which.
+func memo[T any](r *repoRun, d, item string, get func() (*box, error), make func(*box) (T, error)) (out T, made bool, err error) {
+	ok, err := r.cached(d, &out, item)
+	if err != nil || ok {
+		return out, false, err
+	}
+	b, err := get()
+	if err != nil {
+		return out, false, err
+	}
+	if out, err = make(b); err != nil {
+		return out, false, err
+	}
+	return out, true, r.store(d, out, item)
+}
+
 // repoResult is what a repository gave: its report, and the instances
 // that passed verification (before the full-set filters).
 type repoResult struct {

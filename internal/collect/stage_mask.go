@@ -84,29 +84,17 @@ func (r *repoRun) stageMask(ctx context.Context) error {
 			req.Level2 = &mask.Level2{TestFile: c.File, Package: r.rc.ImportName, Names: topNames(c.walk.Result.Tops)}
 		}
 		d := digest("mask", recipe, r.env.Image, req, c.p2p.Files, r.rc.ImportName, mask.Script())
-		var out maskOut
-		ok, err := r.cached(d, &out, file)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			b, err := get()
-			if err != nil {
-				return err
-			}
-			var reason string
-			out, reason, err = r.maskOne(ctx, b, c, req)
-			if err != nil {
-				return err
-			}
+		out, _, err := memo(r, d, file, get, func(b *box) (maskOut, error) {
+			out, reason, err := r.maskOne(ctx, b, c, req)
 			if reason != "" {
 				// A drop is an output too: stored, it is not tried again
 				// with the same inputs.
 				out = maskOut{Reason: reason}
 			}
-			if err := r.store(d, out, file); err != nil {
-				return err
-			}
+			return out, err
+		})
+		if err != nil {
+			return err
 		}
 		mu.Lock()
 		defer mu.Unlock()

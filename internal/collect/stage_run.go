@@ -113,28 +113,16 @@ func (r *repoRun) stageRun(ctx context.Context) error {
 	done := 0
 	err := r.forEach(ctx, items, "run.log", func(ctx context.Context, get func() (*box, error), file string) error {
 		d := digest("run", recipe, r.env.Image, file, files[file].Tests, r.rc.TestFileTimeout)
-		var out runOut
-		ok, err := r.cached(d, &out, file)
+		out, made, err := memo(r, d, file, get, func(b *box) (runOut, error) {
+			return runFile(ctx, b, file, files[file].Tests, r.tout.TestFile)
+		})
 		if err != nil {
 			return err
-		}
-		if !ok {
-			b, err := get()
-			if err != nil {
-				return err
-			}
-			out, err = runFile(ctx, b, file, files[file].Tests, r.tout.TestFile)
-			if err != nil {
-				return err
-			}
-			if err := r.store(d, out, file); err != nil {
-				return err
-			}
 		}
 		mu.Lock()
 		r.runs[file] = out
 		done++
-		if !ok && r.o.Verbose {
+		if made && r.o.Verbose {
 			r.logf("run %d/%d %s: %s", done, len(items), file, passWord(out))
 		}
 		mu.Unlock()

@@ -101,26 +101,12 @@ func (r *repoRun) stageTrace(ctx context.Context) error {
 	r.graphs = map[string]traceOut{}
 	err := r.forEach(ctx, pool, "trace.log", func(ctx context.Context, get func() (*box, error), file string) error {
 		d := digest("trace", recipe, r.env.Image, file, r.rc.TraceTimeout, trace.Script())
-		var out traceOut
-		ok, err := r.cached(d, &out, file)
+		out, made, err := memo(r, d, file, get, func(b *box) (traceOut, error) { return r.traceFile(ctx, b, file) })
 		if err != nil {
 			return err
 		}
-		if !ok {
-			b, err := get()
-			if err != nil {
-				return err
-			}
-			out, err = r.traceFile(ctx, b, file)
-			if err != nil {
-				return err
-			}
-			if err := r.store(d, out, file); err != nil {
-				return err
-			}
-			if r.o.Verbose {
-				r.logf("traced %s: %d nodes in %.1f s %s", file, nodeCount(out), out.Seconds, out.Reason)
-			}
+		if made && r.o.Verbose {
+			r.logf("traced %s: %d nodes in %.1f s %s", file, nodeCount(out), out.Seconds, out.Reason)
 		}
 		mu.Lock()
 		r.graphs[file] = out
