@@ -89,19 +89,11 @@ func (p *project) engine(ctx context.Context) (*container.Engine, error) {
 // limits are the [eval] limits, with the instance timeout overridden when
 // given.
 func (p *project) limits(instance time.Duration) (evaluate.Limits, error) {
-	e := p.cfg.Eval
-	testFile, test, inst := e.Durations()
+	lim, err := evaluate.ConfigLimits(p.cfg.Eval)
 	if instance > 0 {
-		inst = instance
+		lim.Instance = instance
 	}
-	mem, err := config.ParseBytes(e.Memory)
-	if err != nil {
-		return evaluate.Limits{}, err
-	}
-	return evaluate.Limits{
-		TestFile: testFile, Test: test, Instance: inst,
-		Container: container.Limits{Memory: mem, NanoCPUs: int64(e.CPUs * 1e9), Pids: int64(e.Pids)},
-	}, nil
+	return lim, err
 }
 
 // buildImages builds (or finds, cached by content) the environment image

@@ -65,9 +65,9 @@ func topNames(tops []string) []string {
 	return sortedKeys(seen)
 }
 
-// stageMask masks each candidate's codebase in a container and takes the
-// patches from git.
-func (r *repoRun) stageMask(ctx context.Context) error {
+// alive is the candidates not dropped yet: their files, in order, and
+// each by its file.
+func (r *repoRun) alive() ([]string, map[string]*candidate) {
 	var items []string
 	byFile := map[string]*candidate{}
 	for _, c := range r.cands {
@@ -76,6 +76,13 @@ func (r *repoRun) stageMask(ctx context.Context) error {
 			byFile[c.File] = c
 		}
 	}
+	return items, byFile
+}
+
+// stageMask masks each candidate's codebase in a container and takes the
+// patches from git.
+func (r *repoRun) stageMask(ctx context.Context) error {
+	items, byFile := r.alive()
 	var mu sync.Mutex
 	err := r.forEach(ctx, items, "mask.log", func(ctx context.Context, get func() (*box, error), file string) error {
 		c := byFile[file]

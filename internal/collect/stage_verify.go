@@ -11,8 +11,6 @@ import (
 	"sync"
 
 	"github.com/featbench/featbench/bench"
-	"github.com/featbench/featbench/config"
-	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 )
 
@@ -83,15 +81,8 @@ var verifyDataset = &bench.Dataset{Manifest: bench.Manifest{Layout: bench.Layout
 // tests (at most the ceiling passes) and keep the pass-to-pass ones, and
 // the gold patch must make every test pass, verifyRuns times.
 func (r *repoRun) stageVerify(ctx context.Context) error {
-	var items []string
-	byFile := map[string]*candidate{}
-	for _, c := range r.cands {
-		if c.alive() {
-			items = append(items, c.File)
-			byFile[c.File] = c
-		}
-	}
-	lim, err := evalLimits(r.o.Config)
+	items, byFile := r.alive()
+	lim, err := evaluate.ConfigLimits(r.o.Config.Eval)
 	if err != nil {
 		return err
 	}
@@ -233,19 +224,4 @@ func (r *repoRun) ensureImage(ctx context.Context) error {
 		return fmt.Errorf("the environment image %s is not in the engine: run the %s stage", r.env.Image, StageEnv)
 	}
 	return nil
-}
-
-// evalLimits are the [eval] table's limits, which collection's containers
-// share.
-func evalLimits(cfg config.Config) (evaluate.Limits, error) {
-	e := cfg.Eval
-	testFile, test, inst := e.Durations()
-	mem, err := config.ParseBytes(e.Memory)
-	if err != nil {
-		return evaluate.Limits{}, err
-	}
-	return evaluate.Limits{
-		TestFile: testFile, Test: test, Instance: inst,
-		Container: container.Limits{Memory: mem, NanoCPUs: int64(e.CPUs * 1e9), Pids: int64(e.Pids)},
-	}, nil
 }
