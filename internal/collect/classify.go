@@ -2,7 +2,9 @@ package collect
 
 import (
 	"github.com/featbench/featbench/internal/objid"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -74,7 +76,7 @@ func importedObjects(imports []trace.Import) []importedObject {
 		}
 	}
 	out := make([]importedObject, 0, len(byID))
-	for _, id := range sortedKeys(byID) {
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		out = append(out, *byID[id])
 	}
 	return out
@@ -213,7 +215,7 @@ func classifyRules(testFile string, imports []trace.Import, g *trace.Graph) clas
 			tops[m] = true
 		}
 	}
-	out.Tops = sortedKeys(tops)
+	out.Tops = slices.Sorted(maps.Keys(tops))
 	return out
 }
 
@@ -237,7 +239,7 @@ func testedMethods(id, testFile string, g *trace.Graph) []string {
 			}
 		}
 	}
-	out := sortedKeys(seen)
+	out := slices.Sorted(maps.Keys(seen))
 	sort.Strings(out)
 	return out
 }

@@ -18,7 +18,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -191,16 +190,6 @@ func itemRand(seed uint64, parts ...string) *rand.Rand {
 	fmt.Sscanf(d[:16], "%x", &a)
 	fmt.Sscanf(d[16:24], "%x", &b)
 	return rand.New(rand.NewPCG(a, b))
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var _ Engine = (*container.Engine)(nil)

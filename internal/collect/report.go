@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"github.com/featbench/featbench/bench"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -90,7 +92,7 @@ func WriteTable(w io.Writer, rep *Report) {
 		for _, d := range r.Drops {
 			counts[d.Stage+": "+reasonKind(d.Reason)]++
 		}
-		keys := sortedKeys(counts)
+		keys := slices.Sorted(maps.Keys(counts))
 		sort.SliceStable(keys, func(i, j int) bool { return counts[keys[i]] > counts[keys[j]] })
 		for _, k := range keys {
 			fmt.Fprintf(w, "  %4d  %s\n", counts[k], k)
@@ -113,7 +115,7 @@ func WriteTable(w io.Writer, rep *Report) {
 	}
 	if rep.Instances > 0 {
 		fmt.Fprintf(w, "\n%d instances", rep.Instances)
-		for _, s := range sortedKeys(rep.Splits) {
+		for _, s := range slices.Sorted(maps.Keys(rep.Splits)) {
 			fmt.Fprintf(w, "; %s: %d", s, rep.Splits[s])
 		}
 		fmt.Fprintln(w)

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,7 +155,7 @@ func TestCollectMinilib(t *testing.T) {
 	}
 }
 
-func keys[V any](m map[string]V) []string { return sortedKeys(m) }
+func keys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // TestCollectErrors: a failing install and a repository without tests are
 // clear errors naming the stage, and a stage run alone without the earlier

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -128,7 +130,7 @@ func (r *repoRun) stageDiscover(ctx context.Context) error {
 	files, errs := parseCollection(string(res.Stdout))
 	var out discoverOut
 	out.Errors = errs
-	for _, f := range sortedKeys(files) {
+	for _, f := range slices.Sorted(maps.Keys(files)) {
 		if excluded(f, r.rc.Exclude) {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/featbench/featbench/internal/objid"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -62,7 +63,7 @@ func topNames(tops []string) []string {
 			seen[first] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // alive is the candidates not dropped yet: their files, in order, and

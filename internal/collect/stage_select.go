@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/featbench/featbench/internal/objid"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -142,7 +144,7 @@ func (r *repoRun) classifyLLM(ctx context.Context, testFile string, g *trace.Gra
 			tops[m] = true
 		}
 	}
-	out.Tops = sortedKeys(tops)
+	out.Tops = slices.Sorted(maps.Keys(tops))
 	return out, nil
 }
 
@@ -153,7 +155,7 @@ func fileOfIDs(ds []decision) []string {
 			seen[p] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // span is lines start..end (1-based, inclusive) of a source text.
@@ -186,7 +188,7 @@ func chooseP2P(tops []string, pool map[string]map[string]bool, least, most int, 
 		working[t] = true
 	}
 	var out p2pOut
-	files := sortedKeys(pool)
+	files := slices.Sorted(maps.Keys(pool))
 	for len(working) > 0 {
 		var ok []string
 		for _, f := range files {
@@ -208,12 +210,12 @@ func chooseP2P(tops []string, pool map[string]map[string]bool, least, most int, 
 			}
 			sort.Strings(ok)
 			out.Files = ok
-			out.Tops = sortedKeys(working)
+			out.Tops = slices.Sorted(maps.Keys(working))
 			return out, true
 		}
 		// Give up the most used top (ties: the first id).
 		best, bestN := "", -1
-		for _, t := range sortedKeys(working) {
+		for _, t := range slices.Sorted(maps.Keys(working)) {
 			n := 0
 			for _, f := range files {
 				if pool[f][t] {
@@ -278,7 +280,7 @@ func (r *repoRun) stageP2P(ctx context.Context) error {
 // poolDigest identifies the traces the pass-to-pass choice reads.
 func poolDigest(r *repoRun, except string) string {
 	var parts []string
-	for _, f := range sortedKeys(r.graphs) {
+	for _, f := range slices.Sorted(maps.Keys(r.graphs)) {
 		if f != except && r.graphs[f].OK {
 			parts = append(parts, f, r.graphDigest(f))
 		}

@@ -6,7 +6,9 @@ import (
 	"embed"
 	"fmt"
 	"github.com/featbench/featbench/internal/objid"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -55,7 +57,7 @@ func taskStatement(library string, ifs []mask.Interface) string {
 	if len(ifs) > 1 {
 		what = fmt.Sprintf("%d interfaces", len(ifs))
 	}
-	fmt.Fprintf(&b, "Implement %s of `%s`: %s, in %s.", what, library, joinAnd(names), joinAnd(quoteAll(sortedKeys(files))))
+	fmt.Fprintf(&b, "Implement %s of `%s`: %s, in %s.", what, library, joinAnd(names), joinAnd(quoteAll(slices.Sorted(maps.Keys(files)))))
 	var lines []string
 	for _, f := range ifs {
 		if f.Docstring == nil {
@@ -266,7 +268,7 @@ func agentCodeShim(importName string, tops []string) string {
 				byModule[m] = append(byModule[m], name)
 			}
 		}
-		for _, m := range sortedKeys(byModule) {
+		for _, m := range slices.Sorted(maps.Keys(byModule)) {
 			fmt.Fprintf(&init, "from %s import %s\n", m, strings.Join(byModule[m], ", "))
 		}
 	}

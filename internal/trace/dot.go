@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -34,7 +36,7 @@ func WriteDOT(w io.Writer, g *Graph, style func(n *Node) string) error {
 		n := &g.Nodes[i]
 		byFile[n.File] = append(byFile[n.File], n)
 	}
-	for i, file := range sortedKeys(byFile) {
+	for i, file := range slices.Sorted(maps.Keys(byFile)) {
 		fmt.Fprintf(bw, "\tsubgraph cluster_%d {\n\t\tlabel=%s;\n", i, strconv.Quote(file))
 		for _, n := range byFile[file] {
 			label := n.Qualname

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 )
 
 //go:embed tracer.py
@@ -219,14 +218,4 @@ func Command(o Options) ([]string, error) {
 	}
 	argv = append(argv, "--")
 	return append(argv, o.Args...), nil
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
