@@ -227,3 +227,29 @@ func writeFile(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// The same project given by another path (a relative --root, as `go run
+// ./cmd/build` gives, and an absolute one) is the same input: nothing is
+// built again, and after a change, unchanged pages are kept.
+func TestRebuildFromAnotherPath(t *testing.T) {
+	opts := keyedProject(t)
+	build(t, opts)
+	t.Chdir(filepath.Dir(opts.Root))
+	rel, err := site.LoadOptions(filepath.Base(opts.Root), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel.CacheDir, rel.Now = opts.CacheDir, opts.Now
+	if rep := build(t, rel); !rep.UpToDate {
+		t.Errorf("the project by a relative path: %+v, want it up to date", rep)
+	}
+	subs, _ := filepath.Glob(filepath.Join(opts.Root, "data", "submissions", "*", "*", "*", "*", "results.jsonl"))
+	raw, err := os.ReadFile(subs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, subs[0], raw[:bytes.LastIndexByte(raw[:len(raw)-1], '\n')+1])
+	if rep := build(t, rel); rep.Kept == 0 {
+		t.Errorf("after one result changed, by a relative path: %+v, want unchanged pages kept", rep)
+	}
+}

@@ -442,17 +442,20 @@ func programKey(opts Options, lib *chartLib, exe string) string {
 	}
 	fmt.Fprintf(h, "config %x\n", sha256.Sum256(opts.ConfigBytes))
 	fmt.Fprintf(h, "options %+v\n", opts.Config)
-	fmt.Fprintf(h, "charts %s %s %d\n", lib.version, lib.file, len(lib.data))
+	// The library by its bytes, not by where it lies: the same project
+	// given by another path (--root . or an absolute one) keeps its pages.
+	fmt.Fprintf(h, "charts %s %t %x\n", lib.version, lib.data != nil, xxhash.Sum64(lib.data))
 	fmt.Fprintf(h, "date %s\n", opts.Now.Format("2006-01-02"))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // fingerprint identifies every input of a build: the program's key and
-// each file under data/ by size and modification time.
+// each file under data/ by its path there, size and modification time.
 func fingerprint(opts Options, prog string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "program %s\n", prog)
-	err := filepath.WalkDir(opts.dataDir(), func(path string, d fs.DirEntry, err error) error {
+	root := opts.dataDir()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -463,7 +466,9 @@ func fingerprint(opts Options, prog string) (string, error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "data %s %d %d\n", path, fi.Size(), fi.ModTime().UnixNano())
+		// By the path under data/: the same project given by another
+		// path is the same input.
+		fmt.Fprintf(h, "data %s %d %d\n", strings.TrimPrefix(path, root), fi.Size(), fi.ModTime().UnixNano())
 		return nil
 	})
 	if err != nil {

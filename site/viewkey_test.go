@@ -112,11 +112,15 @@ func TestProgramKey(t *testing.T) {
 	if programKey(opts, lib, filepath.Join(dir, "missing")) == programKey(opts, lib, filepath.Join(dir, "missing")) {
 		t.Error("with a program that cannot be read, the key is one an earlier build may have had")
 	}
+	if programKey(opts, &chartLib{version: "5.6.0", file: "elsewhere/echarts.min.js"}, v1) != base {
+		t.Error("the same chart library at another path gives another key")
+	}
 	for name, change := range map[string]func(*Options, **chartLib){
 		"config file": func(o *Options, _ **chartLib) { o.ConfigBytes = []byte("[site]\ntitle = \"B\"\n") },
 		"options":     func(o *Options, _ **chartLib) { o.Config.Title = "B" },
 		"date":        func(o *Options, _ **chartLib) { o.Now = o.Now.AddDate(0, 0, 1) },
 		"charts":      func(_ *Options, l **chartLib) { *l = &chartLib{version: "5.6.1"} },
+		"chart bytes": func(_ *Options, l **chartLib) { *l = &chartLib{version: "5.6.0", data: []byte("x")} },
 	} {
 		o, l := opts, lib
 		change(&o, &l)
