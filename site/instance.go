@@ -31,7 +31,7 @@ func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (uint64, f
 	}
 	key, err := viewKey(b.key, p, raw)
 	if err != nil {
-		return 0, nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
+		key = 0 // no key: rendered every time
 	}
 	return key, func() (templ.Component, []byte, error) {
 		b.instanceOwn(p, in)
