@@ -72,7 +72,10 @@ featbench=("$bin" --root "$root")
 hugo_build=(hugo --quiet --source "$site" --destination "$work/hugo-public" --cacheDir "$work/hugo-cache")
 
 # One untimed build of each: the chart library installed if missing, the
-# page cache warm, the binaries loaded.
+# page cache warm, the binaries loaded. Hugo's takes both CPUs for a
+# minute or so, which the load average after it counts: the load before
+# it is printed too.
+load_before_warm=$(cut -d' ' -f1-3 /proc/loadavg)
 "${featbench[@]}" >"$work/warm-featbench.txt" 2>&1 || { cat "$work/warm-featbench.txt" >&2; exit 1; }
 "${hugo_build[@]}" >"$work/warm-hugo.txt" 2>&1 || { cat "$work/warm-hugo.txt" >&2; exit 1; }
 
@@ -136,7 +139,7 @@ hugo_median=$(median "${hugo_walls[@]}")
 
 echo
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(awk '/MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo) RAM"
-echo "load average before the runs: $load"
+echo "load average before the warm-up builds: $load_before_warm; before the timed runs: $load"
 echo "data: $instances instances, $submissions submissions, $(du -sh "$root/data" | cut -f1) under data/; Hugo content $(du -sh "$site/content" | cut -f1)"
 echo "$(hugo version | cut -d' ' -f1-2)"
 echo

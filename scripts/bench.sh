@@ -6,8 +6,9 @@
 #
 #   scripts/bench.sh [-instances N] [-submissions M] [-tests files|functions] [-statements real|small] [-runs N] [-keep]
 #
-# Each full build is measured -runs times (default 5): file-system times
-# on this machine vary from run to run.
+# Each kind of build is measured -runs times (default 5): file-system
+# times on this machine vary from run to run. Each rebuild after a change
+# changes another submission's results.jsonl.
 #
 # Without -keep the script removes its folder when it ends, and freshly
 # deleted files slow down creating new ones for a few minutes (see the
@@ -122,10 +123,16 @@ for i in $(seq "$runs"); do
 	fresh_output
 	measure "full-build-$i"
 done
-measure rebuild-unchanged
-results=$(find "$root/data/submissions" -name results.jsonl | sort | sed -n 1p) # sed reads all: no SIGPIPE under pipefail
-sed -i '$d' "$results" # drop one result: a missing prediction is valid
-measure rebuild-one-results-changed
+for i in $(seq "$runs"); do
+	measure "rebuild-unchanged-$i"
+done
+# One results.jsonl changed, another each time: one result dropped (a
+# missing prediction is valid).
+mapfile -t all_results < <(find "$root/data/submissions" -name results.jsonl | sort)
+for i in $(seq "$runs"); do
+	sed -i '$d' "${all_results[$(((i - 1) % ${#all_results[@]}))]}"
+	measure "rebuild-one-changed-$i"
+done
 
 echo
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(awk '/MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo) RAM"
