@@ -115,8 +115,9 @@ func BenchmarkRebuildUnchanged(b *testing.B) {
 }
 
 // BenchmarkRebuildOneSubmissionChanged is a rebuild after one submission's
-// results.jsonl changed: every page is rendered again, but only files whose
-// content changed are written.
+// results.jsonl changed: only the pages whose view changed are rendered
+// again (the split's pages, the system's, the instance's), and only files
+// whose content changed are written.
 func BenchmarkRebuildOneSubmissionChanged(b *testing.B) {
 	opts := benchProject(b)
 	benchBuild(b, opts)
@@ -137,7 +138,7 @@ func BenchmarkRebuildOneSubmissionChanged(b *testing.B) {
 	trimmed = trimmed[:bytes.LastIndexByte(trimmed, '\n')+1]
 	versions := [][]byte{trimmed, orig}
 	b.ReportAllocs()
-	written, n := 0, 0
+	written, rendered, n := 0, 0, 0
 	for b.Loop() {
 		b.StopTimer()
 		if err := os.WriteFile(path, versions[n%2], 0o644); err != nil {
@@ -149,7 +150,9 @@ func BenchmarkRebuildOneSubmissionChanged(b *testing.B) {
 			b.Fatal("rebuild after a results.jsonl changed reported UpToDate")
 		}
 		written += rep.Written
+		rendered += rep.Pages - rep.Kept
 		n++
 	}
 	b.ReportMetric(float64(written)/float64(n), "written/op")
+	b.ReportMetric(float64(rendered)/float64(n), "rendered/op")
 }

@@ -52,37 +52,20 @@ func (b *builder) writeAssets(out *output, lib *chartLib) error {
 	return nil
 }
 
-// splitJSONL is a split's instances, one JSON object per line, with every
-// field the dataset holds.
-func splitJSONL(ds *bench.Dataset, split string) ([]byte, error) {
-	lines, size, err := splitLines(ds, split)
-	if err != nil {
-		return nil, err
-	}
-	// Sized once: the full split is tens of megabytes.
-	out := make([]byte, 0, size)
-	for _, raw := range lines {
-		out = append(out, raw...)
-		out = append(out, '\n')
-	}
-	return out, nil
-}
-
-// splitLines returns a split's published lines and their size in bytes
-// with a newline after each.
-func splitLines(ds *bench.Dataset, split string) ([][]byte, int, error) {
+// splitLines returns a split's instances as published, one JSON object
+// per line (each to be followed by a newline), with every field the
+// dataset holds.
+func splitLines(ds *bench.Dataset, split string) ([][]byte, error) {
 	ins := ds.SplitInstances(split)
 	lines := make([][]byte, len(ins))
-	size := 0
 	for i, in := range ins {
 		raw, err := in.JSON()
 		if err != nil {
-			return nil, 0, fmt.Errorf("encoding %s: %w", in.InstanceID, err)
+			return nil, fmt.Errorf("encoding %s: %w", in.InstanceID, err)
 		}
 		lines[i] = raw
-		size += len(raw) + 1
 	}
-	return lines, size, nil
+	return lines, nil
 }
 
 // feedURL is the site path of the Atom feed, or "" when base_url is only

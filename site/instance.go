@@ -16,42 +16,55 @@ import (
 	"github.com/featbench/featbench/templates"
 )
 
-func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (templ.Component, error) {
-	statement, err := b.mk.Markdown(in.ProblemStatement)
+// instancePage is an instance's page: its key, and the page's rendering.
+// Rendering is most of a build's work, and a page whose key is the last
+// build's is not rendered again (output.reuseKeyed). The key hashes the
+// program's key, the instance as published (every field the page derives
+// from it, statement and patches included) and the rest of the page's
+// view, which comes from beyond the instance (the site, the systems'
+// results on it, its difficulty).
+func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (uint64, func() (templ.Component, []byte, error), error) {
+	p := b.instanceShared(ds, in)
+	raw, err := in.JSON()
 	if err != nil {
-		return nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
+		return 0, nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
 	}
-	var patch, testPatch string
-	if in.Patch != "" {
-		patch = b.mk.Diff(in.Patch)
+	key, err := viewKey(b.key, p, raw)
+	if err != nil {
+		key = 0 // no key: rendered every time
 	}
-	if in.TestPatch != "" {
-		testPatch = b.mk.Diff(in.TestPatch)
-	}
+	return key, func() (templ.Component, []byte, error) {
+		b.instanceOwn(p, in)
+		var err error
+		if p.Statement, err = b.mk.Markdown(in.ProblemStatement); err != nil {
+			return nil, nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
+		}
+		if in.Patch != "" {
+			p.Patch = b.mk.Diff(in.Patch)
+		}
+		if in.TestPatch != "" {
+			p.TestPatch = b.mk.Diff(in.TestPatch)
+		}
+		return templates.InstancePageView(p), nil, nil
+	}, nil
+}
+
+// instanceShared is the part of an instance page's view that comes from
+// beyond the instance.
+func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templates.InstancePage {
 	f := b.facts(ds)
 	p := &templates.InstancePage{
 		Page: b.frame(b.m.u.instance(ds, in.InstanceID), ds, in.InstanceID, fmt.Sprintf("Task instance %s of %s (%s).", in.InstanceID, ds.DisplayName(), in.Repo),
 			templates.Link{Title: "Home", URL: b.m.u.base},
 			templates.Link{Title: ds.DisplayName(), URL: b.m.u.dataset(ds)},
 			templates.Link{Title: in.InstanceID}),
-		ID: in.InstanceID, Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
-		Repo: in.Repo, Level: in.Level, BaseCommit: in.BaseCommit, ImageName: in.ImageName,
-		Created: in.CreatedAt, Splits: strings.Join(f.splits[in.InstanceID], ", "),
-		Statement: statement, Patch: patch, TestPatch: testPatch,
-		PatchFiles: DiffFiles(in.Patch), TestFiles: DiffFiles(in.TestPatch),
-		FailToPass: in.FailToPass, PassToPass: in.PassToPass, TopObjects: in.TopObjects,
+		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
+		Splits:     strings.Join(f.splits[in.InstanceID], ", "),
 		Difficulty: f.difficulty(in.InstanceID),
-		Stats: []templates.Stat{
-			{Label: "Lines", Value: intCell(in.Lines)}, {Label: "Files", Value: intCell(in.Files)},
-			{Label: "Functions", Value: intCell(in.Functions)},
-			{Label: "F2P test points", Value: intCell(in.F2PTestPoints)}, {Label: "P2P test points", Value: intCell(in.P2PTestPoints)},
-		},
 	}
 	if r := ds.Repository(in.Repo); r != nil && r.URL != "" {
 		p.RepoURL = r.URL
-		p.CommitURL = commitURL(r.URL, in.BaseCommit)
 	}
-	p.Settings, p.RepoSettings = settings(in.RepoSettings)
 	for _, bd := range b.m.boards {
 		if bd.ds != ds || !bd.has(in) {
 			continue
@@ -73,7 +86,25 @@ func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (templ.Com
 			p.Systems = append(p.Systems, sys)
 		}
 	}
-	return templates.InstancePageView(p), nil
+	return p
+}
+
+// instanceOwn fills in the part of an instance page's view that comes
+// from the instance alone (and instanceShared's part), but for the HTML
+// of its statement and patches.
+func (b *builder) instanceOwn(p *templates.InstancePage, in *bench.Instance) {
+	p.ID, p.Repo, p.Level, p.BaseCommit, p.ImageName, p.Created = in.InstanceID, in.Repo, in.Level, in.BaseCommit, in.ImageName, in.CreatedAt
+	p.PatchFiles, p.TestFiles = DiffFiles(in.Patch), DiffFiles(in.TestPatch)
+	p.FailToPass, p.PassToPass, p.TopObjects = in.FailToPass, in.PassToPass, in.TopObjects
+	p.Stats = []templates.Stat{
+		{Label: "Lines", Value: intCell(in.Lines)}, {Label: "Files", Value: intCell(in.Files)},
+		{Label: "Functions", Value: intCell(in.Functions)},
+		{Label: "F2P test points", Value: intCell(in.F2PTestPoints)}, {Label: "P2P test points", Value: intCell(in.P2PTestPoints)},
+	}
+	if p.RepoURL != "" {
+		p.CommitURL = commitURL(p.RepoURL, in.BaseCommit)
+	}
+	p.Settings, p.RepoSettings = settings(in.RepoSettings)
 }
 
 // has reports whether the board's split holds the instance.

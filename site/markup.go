@@ -5,18 +5,19 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	goldhtml "github.com/yuin/goldmark/renderer/html"
+	gmtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -53,19 +54,23 @@ func (m *markup) Markdown(src string) (string, error) {
 	if why := markdownBounds(src); why != "" {
 		return plainStatement(src, why), nil
 	}
-	var buf bytes.Buffer
-	if err := m.md.Convert([]byte(src), &buf); err != nil {
+	// Highlighted code is about four times its text: room for it up
+	// front, rather than growing (and copying) the output again and again.
+	var out strings.Builder
+	out.Grow(4*len(src) + 1024)
+	if err := m.md.Convert([]byte(src), &out); err != nil {
 		return "", fmt.Errorf("rendering markdown: %w", err)
 	}
-	return buf.String(), nil
+	return out.String(), nil
 }
 
 // Highlighting takes chroma's regular-expression lexers about 6 µs a
-// token whatever the language, and pyFast about as much for each word it
-// has not seen, so a statement may spend at most highlightTokens tokens
-// (a third of a second) and highlightBytes bytes of code on them, a patch
-// as many words; code beyond is shown plain. A real statement (at most
-// 123 KB in FeatureBench, not all of it code) stays within.
+// token whatever the language, so a statement may spend at most
+// highlightTokens tokens (a third of a second) and highlightBytes bytes of
+// code on them, and a patch as many words; code beyond is shown plain.
+// Python that pyFast takes costs nanoseconds a byte and is not counted in
+// statements. A real statement (at most 123 KB in FeatureBench, not all
+// of it code) stays within.
 const (
 	highlightTokens = 50_000
 	highlightBytes  = 256 << 10
@@ -80,9 +85,8 @@ func newHighlightBudget() *highlightBudget {
 	return &highlightBudget{tokens: highlightTokens, bytes: highlightBytes}
 }
 
-// words charges the words of Python code, which pyFast asks chroma about
-// when it has not seen them (and chroma gives a token each at least),
-// and reports whether the budget allowed them.
+// words charges the words of a patch's Python code (chroma would give a
+// token each at least), and reports whether the budget allowed them.
 func (b *highlightBudget) words(code string) bool {
 	n := countWords(code)
 	if n > b.tokens {
@@ -94,29 +98,38 @@ func (b *highlightBudget) words(code string) bool {
 }
 
 // highlighter splits code into chroma tokens: Python, the language of
-// nearly every statement and patch, by pyFast where it can (with the
-// tokens chroma would give), anything else by chroma within a budget.
+// nearly every statement and patch, by pyFast (with the tokens chroma
+// would give), anything else, and the rare Python pyFast leaves to chroma,
+// by chroma within a budget.
 type highlighter struct {
 	python chroma.Lexer
 	fast   *pyFast
 	lexers lexerIndex
-	// spans is the class of a span for each token type below
-	// len(spans), "" where both themes draw it as plain text.
-	spans []string
+	// spans is the class of a span in a diff for each token type below
+	// len(spans), "" where both themes draw it as plain text; classes
+	// is chroma's class for each, as its formatter writes them.
+	spans, classes []string
+	// scratch holds buffers code is written into before it is known
+	// to highlight (*[]byte).
+	scratch sync.Pool
 }
 
 func newHighlighter() *highlighter {
 	python := lexers.Get("python")
 	h := &highlighter{python: python, fast: newPyFast(python), lexers: newLexerIndex()}
+	h.scratch.New = func() any { return new([]byte) }
 	plain := plainTypes()
 	top := 0
 	for t := range chroma.StandardTypes {
 		top = max(top, int(t))
 	}
 	h.spans = make([]string, top+1)
+	h.classes = make([]string, top+1)
 	for t := range h.spans {
-		if tt := chroma.TokenType(t); !plain[tt] {
-			h.spans[t] = tokenClass(tt)
+		tt := chroma.TokenType(t)
+		h.classes[t] = tokenClass(tt)
+		if !plain[tt] {
+			h.spans[t] = h.classes[t]
 		}
 	}
 	return h
@@ -131,18 +144,10 @@ func (h *highlighter) spanClass(t chroma.TokenType) string {
 	return tokenClass(t)
 }
 
-// tokens returns code's tokens by lexer, coalesced as chroma.Coalesce
-// does, or ok false when the budget does not allow them or the lexer
-// fails. Python goes through fast (and pySegments), unless it is nil.
-func (h *highlighter) tokens(lexer chroma.Lexer, code string, budget *highlightBudget, fast *pyFast) ([]chroma.Token, bool) {
-	if lexer == h.python && fast != nil {
-		if !budget.words(code) {
-			return nil, false
-		}
-		if toks, ok := pySegments(fast, code); ok {
-			return toks, true
-		}
-	}
+// chromaTokens returns code's tokens by chroma's lexer, coalesced as
+// chroma.Coalesce does, or ok false when the budget does not allow them
+// or the lexer fails.
+func (h *highlighter) chromaTokens(lexer chroma.Lexer, code string, budget *highlightBudget) ([]chroma.Token, bool) {
 	if len(code) > budget.bytes {
 		budget.bytes = 0
 		return nil, false
@@ -345,26 +350,123 @@ func (x *lexerIndex) forFile(path string) chroma.Lexer {
 	return x.aliasFiles.match(base)
 }
 
-// codeBlocks highlights fenced code blocks with chroma, through one
-// formatter for every statement: a chroma formatter caches the CSS of its
-// style, which a formatter made per block (as goldmark-highlighting does)
-// recomputes every time.
+// codeBlocks highlights fenced code blocks with chroma's tokens, written
+// as chroma's HTML formatter writes them (writeChromaHTML).
 type codeBlocks struct {
-	hl    *highlighter
-	fast  *pyFast // the highlighter's, or nil for chroma alone
-	f     *chromahtml.Formatter
-	style *chroma.Style
+	hl   *highlighter
+	fast *pyFast // the highlighter's, or nil for chroma alone
 }
 
 func (h *highlighter) codeBlocks() codeBlocks {
-	// Classes, not inline styles: the stylesheet (highlightCSS) carries
-	// both the light and the dark theme.
-	return codeBlocks{hl: h, fast: h.fast, f: chromahtml.New(chromahtml.WithClasses(true)), style: styles.Get("github")}
+	return codeBlocks{hl: h, fast: h.fast}
 }
 
 // newCodeBlocks is code blocks with a highlighter of their own (tests set
 // fast to nil to compare with chroma alone).
 func newCodeBlocks() codeBlocks { return newHighlighter().codeBlocks() }
+
+// writeCode writes code highlighted by lexer as chroma's HTML formatter
+// writes it, and reports whether it did: not when the budget does not
+// allow it or the lexer fails. Python goes through fast, unless it is nil.
+func (h *highlighter) writeCode(w io.Writer, lexer chroma.Lexer, code string, budget *highlightBudget, fast *pyFast) bool {
+	buf := h.scratch.Get().(*[]byte)
+	defer h.scratch.Put(buf)
+	out := chromaHTML{b: (*buf)[:0], h: h}
+	out.start()
+	ok := lexer == h.python && fast != nil && fast.lex(code, out.token)
+	if !ok {
+		// pyFast may have written part of it.
+		out = chromaHTML{b: (*buf)[:0], h: h}
+		out.start()
+		toks, chromaOK := h.chromaTokens(lexer, code, budget)
+		if !chromaOK {
+			return false
+		}
+		for _, t := range toks {
+			out.token(t.Type, t.Value)
+		}
+	}
+	out.end()
+	_, _ = w.Write(out.b)
+	*buf = out.b
+	return true
+}
+
+// chromaHTML appends tokens as chroma's HTML formatter writes them with
+// classes (chromahtml.New(chromahtml.WithClasses(true)) and the github
+// style): each line in its two spans, each token of a class in a span of
+// it, escaped as html.EscapeString escapes. chroma's formatter takes a
+// Sprintf and an allocation a token, and its lexer's tokens first; this
+// takes neither (TestCodeBlocksSameHTMLAsChroma compares the two).
+type chromaHTML struct {
+	b    []byte
+	h    *highlighter
+	open bool // a line's spans
+}
+
+const chromaLineStart, chromaLineEnd = `<span class="line"><span class="cl">`, "</span></span>"
+
+func (c *chromaHTML) start() { c.b = append(c.b, `<pre class="chroma"><code>`...) }
+
+func (c *chromaHTML) token(t chroma.TokenType, v string) {
+	class := c.h.class(t)
+	for v != "" {
+		if !c.open {
+			c.b = append(c.b, chromaLineStart...)
+			c.open = true
+		}
+		piece := v
+		nl := strings.IndexByte(v, '\n')
+		if nl >= 0 {
+			piece = v[:nl+1]
+		}
+		if class != "" {
+			c.b = append(c.b, `<span class="`...)
+			c.b = append(c.b, class...)
+			c.b = append(c.b, `">`...)
+			c.b = appendEscaped(c.b, piece)
+			c.b = append(c.b, "</span>"...)
+		} else {
+			c.b = appendEscaped(c.b, piece)
+		}
+		v = v[len(piece):]
+		if nl >= 0 {
+			c.b = append(c.b, chromaLineEnd...)
+			c.open = false
+		}
+	}
+}
+
+func (c *chromaHTML) end() {
+	if c.open {
+		c.b = append(c.b, chromaLineEnd...)
+	}
+	c.b = append(c.b, "</code></pre>"...)
+}
+
+// class is chroma's HTML formatter's class for a token type.
+func (h *highlighter) class(t chroma.TokenType) string {
+	if t >= 0 && int(t) < len(h.classes) {
+		return h.classes[t]
+	}
+	return tokenClass(t)
+}
+
+// htmlEscapes are html.EscapeString's escapes, by byte.
+var htmlEscapes = [256]string{'<': "&lt;", '>': "&gt;", '&': "&amp;", '\'': "&#39;", '"': "&#34;"}
+
+// appendEscaped appends s escaped as html.EscapeString escapes it.
+func appendEscaped(b []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if esc := htmlEscapes[s[i]]; esc != "" {
+			b = append(b, s[last:i]...)
+			b = append(b, esc...)
+			last = i + 1
+		}
+	}
+	return append(b, s[last:]...)
+}
 
 func (c codeBlocks) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindFencedCodeBlock, c.render)
@@ -379,19 +481,43 @@ func (c codeBlocks) render(w util.BufWriter, source []byte, node ast.Node, enter
 		return ast.WalkContinue, nil
 	}
 	n := node.(*ast.FencedCodeBlock)
-	var code bytes.Buffer
-	for i := range n.Lines().Len() {
-		seg := n.Lines().At(i)
-		code.Write(seg.Value(source))
-	}
+	code := blockText(source, n.Lines())
 	language := n.Language(source)
 	if lexer := c.hl.lexers.forLanguage(string(language)); lexer != nil {
-		if toks, ok := c.hl.tokens(lexer, code.String(), statementBudget(n), c.fast); ok {
-			return ast.WalkContinue, c.f.Format(w, c.style, chroma.Literator(toks...))
+		if c.hl.writeCode(w, lexer, code, statementBudget(n), c.fast) {
+			return ast.WalkContinue, nil
 		}
 	}
 	// No lexer for the language, none named, or over the budget: plain,
 	// escaped code.
+	writePlainCode(w, language, []byte(code))
+	return ast.WalkContinue, nil
+}
+
+// blockText is a block's lines as one text: one copy of the source when
+// they follow each other there, as a fenced block's do outside lists and
+// quotes.
+func blockText(source []byte, lines *gmtext.Segments) string {
+	n := lines.Len()
+	if n == 0 {
+		return ""
+	}
+	for i := range n {
+		seg := lines.At(i)
+		if seg.Padding != 0 || seg.ForceNewline || (i > 0 && seg.Start != lines.At(i-1).Stop) {
+			var b strings.Builder
+			for i := range n {
+				seg := lines.At(i)
+				b.Write(seg.Value(source))
+			}
+			return b.String()
+		}
+	}
+	return string(source[lines.At(0).Start:lines.At(n-1).Stop])
+}
+
+// writePlainCode writes code unhighlighted, marked with its language.
+func writePlainCode(w util.BufWriter, language, code []byte) {
 	_, _ = w.WriteString("<pre><code")
 	if language != nil {
 		_, _ = w.WriteString(` class="language-`)
@@ -399,9 +525,8 @@ func (c codeBlocks) render(w util.BufWriter, source []byte, node ast.Node, enter
 		_ = w.WriteByte('"')
 	}
 	_ = w.WriteByte('>')
-	goldhtml.DefaultWriter.RawWrite(w, code.Bytes())
+	goldhtml.DefaultWriter.RawWrite(w, code)
 	_, _ = w.WriteString("</code></pre>\n")
-	return ast.WalkContinue, nil
 }
 
 // statementBudget is the highlighting budget of n's statement, kept on

@@ -6,118 +6,50 @@ import (
 	"github.com/alecthomas/chroma/v2"
 )
 
-// pySegments extends pyFast to the two things in Python it leaves to
-// chroma that patches are full of: import statements, and text of 8 KB or
-// more (a new file in a patch is one hunk). It cuts text into pieces where
-// chroma's Python lexer is in its root state, whatever came before: at
-// the start of a line that begins an import, after the "import" or "from
-// ... import" that chroma lexes in states of their own (done here, as
-// chroma does), and between lines, every 8 KB or less. pyFast tokenises
-// the other pieces; a piece it declines sends the whole text to chroma.
-// A piece that ends inside a string is one pyFast declines (its strings
-// must close), so a cut can never fall in one unnoticed.
-//
-// Coalescing: adjacent tokens of one type are merged across pieces, as
-// chroma.Coalesce merges them, which is exact while no token reaches
-// chroma's 8 KB limit: pySegments takes text below 8 KB
-// (pySegmentsExactBelow) only.
-func pySegments(fast *pyFast, text string) ([]chroma.Token, bool) {
-	if len(text) >= pySegmentsExactBelow {
-		return nil, false
-	}
-	return pyPieces(fast, text, false)
-}
-
 // pyPatch tokenises a side of a patch's hunk, where chroma would cost too
-// much (it takes milliseconds a hunk, and a build has thousands): as
-// pySegments, but cut also before each definition (def, class, a
-// decorator) and each line at column 0, and a piece pyFast declines cut
-// into its lines (a string spanning lines kept whole), each line pyFast
-// declines left as plain text rather than sent to chroma. Cuts fall only
-// where no string is open, and in valid Python chroma is then in its root
-// state, so what pyPatch colours it colours as chroma would; only code
-// that is not Python (a line ending in "from", say) can carry chroma's
-// state past a cut.
+// much (it takes milliseconds a hunk, and a build has thousands). A hunk
+// starts wherever the change is, perhaps inside a string, so the text is
+// cut before each definition (def, class, a decorator) and each line at
+// column 0 where no string is open, and pyFast tokenises each piece as
+// chroma would from its root state; a piece pyFast declines is cut into
+// its lines (a string spanning lines kept whole), and a line it declines
+// is left as plain text. Cuts fall only where no string is open, and in
+// valid Python chroma is then in its root state, so what pyPatch colours
+// it colours as chroma would; only code that is not Python (a line ending
+// in "from", say) can carry chroma's state past a cut.
 func pyPatch(fast *pyFast, text string) []chroma.Token {
-	toks, _ := pyPieces(fast, text, true)
-	return toks
-}
-
-const (
-	pySegmentMax         = 8000
-	pySegmentsExactBelow = 8192
-)
-
-// pyPieces tokenises text piece by piece; see pySegments and pyPatch.
-func pyPieces(fast *pyFast, text string, patch bool) ([]chroma.Token, bool) {
-	plain := func(s string) []chroma.Token { return []chroma.Token{{Type: chroma.Text, Value: s}} }
-	if text == "" || text[len(text)-1] != '\n' {
-		if !patch || text == "" {
-			return nil, false
-		}
-		return plain(text), true
-	}
 	var parts [][]chroma.Token // the tokens of each piece, in order
 	for i := 0; i < len(text); {
-		var head []chroma.Token
-		n, ok := pyImportAt(text, i, func(t chroma.Token) { head = append(head, t) })
-		if ok {
-			parts = append(parts, head)
-			i += n
-			continue
-		}
-		if n < 0 {
-			if !patch {
-				return nil, false
-			}
-			// chroma may carry the import's state over the next lines:
-			// the rest, as plain text.
-			parts = append(parts, plain(text[i:]))
-			break
-		}
-		end := pyPieceEnd(text, i, false)
-		toks, ok := fast.tokens(text[i:end])
-		switch {
-		case ok:
+		end := pyPieceEnd(text, i)
+		if toks, ok := fast.tokens(text[i:end]); ok {
 			parts = append(parts, toks)
-		case !patch:
-			return nil, false
-		default:
+		} else {
 			parts = pyDeclined(fast, text[i:end], parts)
 		}
 		i = end
 	}
 	if len(parts) == 1 {
-		return parts[0], true
+		return parts[0]
 	}
-	return joinTokens(text, parts), true
+	return joinTokens(text, parts)
 }
 
-// pyDeclined tokenises a piece of a patch that pyFast declines: cut
-// before its definitions, and a part it declines still line by line (a
-// string spanning lines as one), each line it declines as plain text.
+// pyDeclined tokenises a piece of a patch that pyFast declines line by
+// line (a string spanning lines as one), each line it declines as plain
+// text.
 func pyDeclined(fast *pyFast, piece string, parts [][]chroma.Token) [][]chroma.Token {
-	for i := 0; i < len(piece); {
-		end := pyPieceEnd(piece, i, true)
-		if toks, ok := fast.tokens(piece[i:end]); ok {
+	c := newPyCutter()
+	for j := 0; j < len(piece); {
+		k, cut := c.next(piece, j)
+		for k < len(piece) && !cut {
+			k, cut = c.next(piece, k)
+		}
+		if toks, ok := fast.tokens(piece[j:k]); ok {
 			parts = append(parts, toks)
-			i = end
-			continue
+		} else {
+			parts = append(parts, []chroma.Token{{Type: chroma.Text, Value: piece[j:k]}})
 		}
-		c := newPyCutter()
-		for j := i; j < end; {
-			k, cut := c.next(piece, j)
-			for k < end && !cut {
-				k, cut = c.next(piece, k)
-			}
-			if toks, ok := fast.tokens(piece[j:k]); ok {
-				parts = append(parts, toks)
-			} else {
-				parts = append(parts, []chroma.Token{{Type: chroma.Text, Value: piece[j:k]}})
-			}
-			j = k
-		}
-		i = end
+		j = k
 	}
 	return parts
 }
@@ -149,46 +81,16 @@ func joinTokens(text string, parts [][]chroma.Token) []chroma.Token {
 }
 
 // pyPieceEnd is where the piece of text starting at i (at no string)
-// ends: at the start of a line that no string spans (pyStrings), before
-// the next import (for a patch, also before a definition or a line at
-// column 0), or at the last such line start within pySegmentMax bytes
-// (preferring one before a line at column 0). A piece that cannot end
-// within pySegmentMax bytes ends at the first line start it can, and is
-// longer than pyFast takes.
-func pyPieceEnd(text string, i int, patch bool) int {
-	best, last := -1, -1 // the last cuts before a column-0 line and before any line
+// ends: at the next line start that no string spans and that begins a
+// definition or a line at column 0, or at the end.
+func pyPieceEnd(text string, i int) int {
 	c := newPyCutter()
 	for j := i; j < len(text); {
 		end, cut := c.next(text, j)
-		if end == len(text) {
-			break
-		}
-		if !cut {
-			j = end
-			continue
-		}
-		if pyImportLine(text, end) || (patch && pyDefinitionLine(text, end)) {
+		if end < len(text) && cut && pyDefinitionLine(text, end) {
 			return end
 		}
-		if end-i > pySegmentMax && last > 0 {
-			break
-		}
-		last = end
-		if c := text[end]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			best = end
-		}
-		if end-i > pySegmentMax {
-			return end // no cut within the bound
-		}
 		j = end
-	}
-	switch {
-	case len(text)-i <= pySegmentMax:
-		return len(text)
-	case best > 0:
-		return best
-	case last > 0:
-		return last
 	}
 	return len(text)
 }
@@ -229,7 +131,7 @@ func pyCutSafe(line string) bool {
 	case line[len(line)-1] == '.' && !strings.HasSuffix(line, ".."):
 		return false // perhaps a decorator's name, going on
 	}
-	word := line[strings.LastIndexFunc(line, func(r rune) bool { return !(r < 0x80 && isPyWordStart(byte(r)) || r >= '0' && r <= '9') })+1:]
+	word := line[strings.LastIndexFunc(line, func(r rune) bool { return !(r < 0x80 && isPyWordByte(byte(r))) })+1:]
 	switch word {
 	case "def", "class", "from", "import":
 		return false
@@ -307,158 +209,10 @@ func pyDefinitionLine(text string, i int) bool {
 		strings.HasPrefix(rest, "class ") || strings.HasPrefix(rest, "@")
 }
 
-// pyImportLine reports whether the line at i begins with an import
-// statement ("import x" or "from x"), after its indentation.
-func pyImportLine(text string, i int) bool {
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-		i++
-	}
-	rest := text[i:]
-	for _, kw := range [...]string{"import", "from"} {
-		if strings.HasPrefix(rest, kw) && len(rest) > len(kw) && (rest[len(kw)] == ' ' || rest[len(kw)] == '\t') {
-			return true
-		}
-	}
-	return false
-}
-
-// pyImportAt lexes, as chroma's Python lexer does, an import statement's
-// head at i (a line's start): the indentation, then "import" and its
-// dotted names, "as" and commas (chroma's "import" state), or "from", the
-// module and "import" (its "fromimport" state), up to where chroma is
-// back in its root state. It returns the bytes it took; 0 when there is
-// no import at i, and -1 with ok false when the import is one it leaves
-// to chroma (a continuation across lines, non-ASCII, from None).
-func pyImportAt(text string, i int, emit func(chroma.Token)) (n int, ok bool) {
-	if (i > 0 && text[i-1] != '\n') || !pyImportLine(text, i) {
-		return 0, false
-	}
-	start := i
-	var toks []chroma.Token
-	tok := func(t chroma.TokenType, from, to int) {
-		if to > from {
-			toks = append(toks, chroma.Token{Type: t, Value: text[from:to]})
-		}
-	}
-	j := skipBlanks(text, i)
-	tok(chroma.Text, i, j)
-	i = j
-	isFrom := strings.HasPrefix(text[i:], "from")
-	kw := 6
-	if isFrom {
-		kw = 4
-	}
-	tok(chroma.KeywordNamespace, i, i+kw)
-	i += kw
-	// The keyword's whitespace, which chroma's \s would carry over a line
-	// end: one on this line only, followed by more of the statement.
-	j = skipBlanks(text, i)
-	if j == len(text) || isPySpace(text[j]) || text[j] == '\\' {
-		return -1, false
-	}
-	tok(chroma.Text, i, j)
-	i = j
-	if isFrom {
-		// fromimport: dots and names, then whitespace and "import".
-		j = i
-	module:
-		for j < len(text) {
-			switch {
-			case text[j] == '.':
-				j++
-			case isPyWordStart(text[j]):
-				k := pyWordEnd(text, j)
-				if text[j:k] == "None" || (k < len(text) && text[k] >= 0x80) {
-					return -1, false
-				}
-				j = k
-			case text[j] >= 0x80:
-				return -1, false
-			default:
-				break module
-			}
-		}
-		tok(chroma.NameNamespace, i, j)
-		i = j
-		k := skipPySpaces(text, i)
-		if k > i && strings.HasPrefix(text[k:], "import") && pyWordBoundary(text, k+6) {
-			if strings.ContainsAny(text[i:k], "\n\r\f\v") {
-				return -1, false
-			}
-			tok(chroma.Text, i, k)
-			tok(chroma.KeywordNamespace, k, k+6)
-			i = k + 6
-		}
-	} else {
-		// import: names, dots, " as ", commas.
-		for {
-			k := skipPySpaces(text, i)
-			switch {
-			case k > i && strings.HasPrefix(text[k:], "as") && k+2 < len(text) && isPySpace(text[k+2]):
-				m := skipPySpaces(text, k+2)
-				if strings.ContainsAny(text[i:m], "\n\r\f\v") {
-					return -1, false
-				}
-				tok(chroma.Text, i, k)
-				tok(chroma.Keyword, k, k+2)
-				tok(chroma.Text, k+2, m)
-				i = m
-				continue
-			case k == i && i < len(text) && text[i] == '.':
-				tok(chroma.NameNamespace, i, i+1)
-				i++
-				continue
-			case k == i && i < len(text) && isPyWordStart(text[i]):
-				m := pyWordEnd(text, i)
-				if m < len(text) && text[m] >= 0x80 {
-					return -1, false
-				}
-				tok(chroma.NameNamespace, i, m)
-				i = m
-				continue
-			case k < len(text) && text[k] == ',':
-				m := skipPySpaces(text, k+1)
-				if strings.ContainsAny(text[i:m], "\n\r\f\v") {
-					return -1, false
-				}
-				tok(chroma.Text, i, k)
-				tok(chroma.Operator, k, k+1)
-				tok(chroma.Text, k+1, m)
-				i = m
-				continue
-			case i < len(text) && text[i] >= 0x80:
-				return -1, false
-			}
-			break
-		}
-	}
-	for _, t := range toks {
-		emit(t)
-	}
-	return i - start, true
-}
-
 // skipBlanks skips spaces and tabs.
 func skipBlanks(text string, i int) int {
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
 		i++
 	}
 	return i
-}
-
-// isPySpace is what chroma's \s matches among ASCII bytes.
-func isPySpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-func skipPySpaces(text string, i int) int {
-	for i < len(text) && isPySpace(text[i]) {
-		i++
-	}
-	return i
-}
-
-// pyWordBoundary is \b after a word ending at i.
-func pyWordBoundary(text string, i int) bool {
-	return i == len(text) || !(isPyWordStart(text[i]) || (text[i] >= '0' && text[i] <= '9') || text[i] >= 0x80)
 }

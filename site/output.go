@@ -55,13 +55,15 @@ const (
 	spareList = ".featbench-spare"
 	// stateMagic is the first line of a state file; a file without it
 	// is ignored and costs one full build.
-	stateMagic = "featbench-build-state 2"
+	stateMagic = "featbench-build-state 3"
 )
 
-// fileRec is one published file: its content hash and the stat of the
+// fileRec is one published file: its content hash, the key of what it
+// was rendered from (0 for none; see reuseKeyed), and the stat of the
 // published copy when the build that wrote (or linked) it ended.
 type fileRec struct {
 	hash  uint64
+	key   uint64
 	size  int64
 	mtime int64 // nanoseconds
 	ino   uint64
@@ -86,6 +88,7 @@ type output struct {
 	mu      sync.Mutex
 	files   map[string]fileRec
 	written int
+	kept    int // pages reuseKeyed kept without their being rendered
 }
 
 // Test hooks: saved runs after each file of the stage is saved (an error
@@ -129,7 +132,7 @@ func stateName(final string) string {
 }
 
 // readState parses a state file: a header, then one line per file,
-// "hash size mtime ino rel" separated by tabs: the nothing-changed path
+// "hash key size mtime ino rel" separated by tabs: the nothing-changed path
 // reads it whole, so it is a format parsed without reflection.
 func readState(path string) (buildState, error) {
 	st := buildState{files: map[string]fileRec{}}
@@ -152,20 +155,21 @@ func readState(path string) (buildState, error) {
 		if line == "" {
 			continue
 		}
-		f := strings.SplitN(line, "\t", 5)
-		if len(f) != 5 {
+		f := strings.SplitN(line, "\t", 6)
+		if len(f) != 6 {
 			return st, bad
 		}
 		var r fileRec
-		var e [4]error
+		var e [5]error
 		r.hash, e[0] = strconv.ParseUint(f[0], 16, 64)
-		r.size, e[1] = strconv.ParseInt(f[1], 10, 64)
-		r.mtime, e[2] = strconv.ParseInt(f[2], 10, 64)
-		r.ino, e[3] = strconv.ParseUint(f[3], 10, 64)
+		r.key, e[1] = strconv.ParseUint(f[1], 16, 64)
+		r.size, e[2] = strconv.ParseInt(f[2], 10, 64)
+		r.mtime, e[3] = strconv.ParseInt(f[3], 10, 64)
+		r.ino, e[4] = strconv.ParseUint(f[4], 10, 64)
 		if errors.Join(e[:]...) != nil {
 			return st, bad
 		}
-		st.files[f[4]] = r
+		st.files[f[5]] = r
 	}
 	return st, nil
 }
@@ -175,7 +179,7 @@ func (st buildState) encode() []byte {
 	b.Grow(64 + len(st.files)*96)
 	fmt.Fprintf(&b, "%s\noutput\t%s\ninputs\t%s\n", stateMagic, st.output, st.inputs)
 	for rel, r := range st.files {
-		fmt.Fprintf(&b, "%x\t%d\t%d\t%d\t%s\n", r.hash, r.size, r.mtime, r.ino, rel)
+		fmt.Fprintf(&b, "%x\t%x\t%d\t%d\t%d\t%s\n", r.hash, r.key, r.size, r.mtime, r.ino, rel)
 	}
 	return []byte(b.String())
 }
@@ -372,20 +376,108 @@ func (o *output) abandon() {
 // write stores one file of the site; rel is slash-separated, relative to
 // the output folder.
 func (o *output) write(rel string, data []byte) error {
+	return o.writeContent(rel, content{data: data}, 0)
+}
+
+// writeLines stores a file given as lines, each followed by a newline,
+// without joining them: a split's download is the size of the dataset.
+func (o *output) writeLines(rel string, lines [][]byte) error {
+	return o.writeContent(rel, content{lines: lines}, 0)
+}
+
+// reuseKeyed keeps the previous build's rel, without rendering it again,
+// when that build rendered it from the same key (a hash of everything the
+// page shows, and of the program) and the published copy is as it left
+// it. It reports whether it did; if not, the caller renders the page and
+// writes it with writeContent and the key.
+func (o *output) reuseKeyed(rel string, key uint64) (bool, error) {
+	if err := checkRel(rel); err != nil {
+		return false, err
+	}
+	pub, ok := o.prev.files[rel]
+	if !ok || key == 0 || pub.key != key || !o.unchanged(rel, pub) {
+		return false, nil
+	}
+	if err := o.claim(rel); err != nil {
+		return false, err
+	}
+	placed, err := o.place(rel, pub, true, nil, 0, key)
+	o.mu.Lock()
+	if placed {
+		o.kept++
+	} else if err == nil {
+		delete(o.files, rel) // to be written
+	}
+	o.mu.Unlock()
+	return placed, err
+}
+
+// claim reserves rel for one page.
+func (o *output) claim(rel string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, dup := o.files[rel]; dup {
+		return fmt.Errorf("two pages want to write %s", rel)
+	}
+	o.files[rel] = fileRec{} // the record follows
+	return nil
+}
+
+// content is a file's bytes: data, or lines to end with newlines.
+type content struct {
+	data  []byte
+	lines [][]byte
+}
+
+var newline = []byte{'\n'}
+
+// hash is the xxHash of the bytes, the same whichever way they are given.
+func (c content) hash() uint64 {
+	if c.lines == nil {
+		return xxhash.Sum64(c.data)
+	}
+	d := xxhash.New()
+	for _, l := range c.lines {
+		_, _ = d.Write(l)
+		_, _ = d.Write(newline)
+	}
+	return d.Sum64()
+}
+
+// writeTo writes the bytes to w.
+func (c content) writeTo(w io.Writer) error {
+	if c.lines == nil {
+		_, err := w.Write(c.data)
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	for _, l := range c.lines {
+		_, _ = bw.Write(l)
+		_ = bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// writeContent stores one file, rendered from key (0 for none).
+func (o *output) writeContent(rel string, data content, key uint64) error {
 	if err := checkRel(rel); err != nil {
 		return err
 	}
-	h := xxhash.Sum64(data)
-	o.mu.Lock()
-	if _, dup := o.files[rel]; dup {
-		o.mu.Unlock()
-		return fmt.Errorf("two pages want to write %s", rel)
+	if err := o.claim(rel); err != nil {
+		return err
 	}
-	o.files[rel] = fileRec{hash: h} // claimed; the stat follows
-	o.mu.Unlock()
-
-	path := filepath.Join(o.dir, filepath.FromSlash(rel))
+	h := data.hash()
 	pub, reusable := o.reusable(rel, h)
+	_, err := o.place(rel, pub, reusable, &data, h, key)
+	return err
+}
+
+// place puts rel in the stage: the published copy pub when reusable
+// (already in the stage, or hard-linked), else data (of hash h) written
+// anew. With no data, it reports false when the published copy cannot be
+// used.
+func (o *output) place(rel string, pub fileRec, reusable bool, data *content, h, key uint64) (bool, error) {
+	path := filepath.Join(o.dir, filepath.FromSlash(rel))
 	// What the spare holds at rel. It may share its inode with the
 	// published file: it is replaced, never written into.
 	var cur fs.FileInfo
@@ -399,12 +491,12 @@ func (o *output) write(rel string, data []byte) error {
 		rec, linked = pub, true // already the published file
 	case cur != nil:
 		if err := os.RemoveAll(path); err != nil {
-			return fmt.Errorf("replacing %s: %w", rel, err)
+			return false, fmt.Errorf("replacing %s: %w", rel, err)
 		}
 	default:
 		if dir := filepath.Dir(path); !o.known(dir) {
 			if err := mkdir(dir); err != nil {
-				return fmt.Errorf("creating folder for %s: %w", rel, err)
+				return false, fmt.Errorf("creating folder for %s: %w", rel, err)
 			}
 			o.dirs.Store(dir, true)
 		}
@@ -415,12 +507,16 @@ func (o *output) write(rel string, data []byte) error {
 		rec, linked = pub, true
 	}
 	if !linked {
+		if data == nil {
+			return false, nil
+		}
 		var err error
-		if rec, err = writeNew(path, data); err != nil {
-			return err
+		if rec, err = writeNew(path, *data); err != nil {
+			return false, err
 		}
 		rec.hash = h
 	}
+	rec.key = key
 	o.mu.Lock()
 	o.files[rel] = rec
 	if !linked {
@@ -428,9 +524,9 @@ func (o *output) write(rel string, data []byte) error {
 	}
 	o.mu.Unlock()
 	if testHookSaved != nil {
-		return testHookSaved(rel)
+		return true, testHookSaved(rel)
 	}
-	return nil
+	return true, nil
 }
 
 // reusable reports whether the previous build published the same content
@@ -446,12 +542,12 @@ func (o *output) reusable(rel string, h uint64) (fileRec, bool) {
 
 // writeNew creates the file at path, which must not exist yet, and
 // returns its stat.
-func writeNew(path string, data []byte) (fileRec, error) {
+func writeNew(path string, data content) (fileRec, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fileRec{}, fmt.Errorf("writing %s: %w", path, err)
 	}
-	_, err = f.Write(data)
+	err = data.writeTo(f)
 	var fi fs.FileInfo
 	if err == nil {
 		// Stat before close: closing changes no time, and an open file

@@ -19,6 +19,14 @@ type page struct {
 	url    string // site URL, base-prefixed; folders end in "/"
 	html   bool   // listed in the sitemap
 	render func() (templ.Component, []byte, error)
+	// lines, when set instead of render, gives the file as lines to be
+	// written each with a newline after it: a split's download is made
+	// of the dataset's lines, which are written, not copied together.
+	lines func() ([][]byte, error)
+	// keyed, when set instead of render, gives the page's key and its
+	// rendering, which is skipped when the last build rendered the page
+	// from the same key (output.reuseKeyed).
+	keyed func() (uint64, func() (templ.Component, []byte, error), error)
 }
 
 // frame is the frame of the page at url, which shows dataset ds (nil for

@@ -56,8 +56,8 @@ func (r Report) String() string {
 	if r.UpToDate {
 		return fmt.Sprintf("site is up to date in %s (%d files); nothing changed", r.Output, r.Files)
 	}
-	return fmt.Sprintf("built %d pages (%d files, %d written, %d removed) into %s",
-		r.Pages, r.Files, r.Written, r.Removed, r.Output)
+	return fmt.Sprintf("built %d pages (%d rendered, %d files, %d written, %d removed) into %s",
+		r.Pages, r.Pages-r.Kept, r.Files, r.Written, r.Removed, r.Output)
 }
 
 // Handler serves a built site under its base path, with 404.html for

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/featbench/featbench/bench"
@@ -60,6 +61,7 @@ type Report struct {
 	Pages    int    // HTML pages
 	Files    int    // files in the site
 	Written  int    // files written because they changed
+	Kept     int    // pages kept from the last build without rendering them
 	Removed  int    // stale files removed
 }
 
@@ -89,6 +91,7 @@ func Check(ctx context.Context, opts Options) (*bench.Data, error) {
 
 // builder holds one build's state.
 type builder struct {
+	key       string // programKey: part of every page's key
 	cfg       config.Site
 	data      *bench.Data
 	m         *model
@@ -115,7 +118,12 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	inputs, err := fingerprint(opts, lib)
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "" // no program to identify: programKey keeps nothing
+	}
+	prog := programKey(opts, lib, exe)
+	inputs, err := fingerprint(opts, prog)
 	if err != nil {
 		return rep, err
 	}
@@ -152,6 +160,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 
 	base := opts.Config.BasePath()
 	b := &builder{
+		key:       prog,
 		cfg:       opts.Config,
 		data:      data,
 		m:         newModel(data, urls{base: base}),
@@ -195,6 +204,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}
 	rep.Files = len(out.files)
 	rep.Written = out.written
+	rep.Kept = out.kept
 	rep.Removed = removed
 	return rep, nil
 }
@@ -204,9 +214,11 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 // creating thousands of files.
 func (b *builder) renderAll(ctx context.Context, pages []page, out *output) error {
 	type file struct {
-		rel  string
-		data []byte
-		buf  *bytes.Buffer // returned to free once written
+		rel   string
+		data  []byte
+		lines [][]byte      // instead of data
+		key   uint64        // what it was rendered from, if keyed
+		buf   *bytes.Buffer // returned to free once written
 	}
 	// Pages are tens of kilobytes each and thousands in all: reusing
 	// buffers saves allocating (and the kernel faulting in) their bytes
@@ -222,7 +234,13 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	for range 2 {
 		g.Go(func() error {
 			for f := range files {
-				if err := out.write(f.rel, f.data); err != nil {
+				var err error
+				if f.lines != nil {
+					err = out.writeLines(f.rel, f.lines)
+				} else {
+					err = out.writeContent(f.rel, content{data: f.data}, f.key)
+				}
+				if err != nil {
 					return err // errgroup cancels gctx: the renders stop
 				}
 				if f.buf != nil && f.buf.Cap() < keepUnder {
@@ -243,7 +261,29 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 			if err := rctx.Err(); err != nil {
 				return err
 			}
-			comp, raw, err := p.render()
+			if p.lines != nil {
+				lines, err := p.lines()
+				if err != nil {
+					return err
+				}
+				select {
+				case files <- file{rel: b.rel(p.url), lines: lines}:
+					return nil
+				case <-rctx.Done():
+					return rctx.Err()
+				}
+			}
+			render, key := p.render, uint64(0)
+			if p.keyed != nil {
+				var err error
+				if key, render, err = p.keyed(); err != nil {
+					return err
+				}
+				if done, err := out.reuseKeyed(b.rel(p.url), key); done || err != nil {
+					return err
+				}
+			}
+			comp, raw, err := render()
 			if err != nil {
 				return err
 			}
@@ -260,7 +300,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 				raw = buf.Bytes()
 			}
 			select {
-			case files <- file{rel: b.rel(p.url), data: raw, buf: buf}:
+			case files <- file{rel: b.rel(p.url), data: raw, key: key, buf: buf}:
 				return nil
 			case <-rctx.Done():
 				return rctx.Err()
@@ -325,9 +365,8 @@ func (b *builder) pages() []page {
 			}},
 		)
 		if bd.ds.HasInstances() {
-			ps = append(ps, page{url: u.download(bd.ds, bd.split), render: func() (templ.Component, []byte, error) {
-				raw, err := splitJSONL(bd.ds, bd.split)
-				return nil, raw, err
+			ps = append(ps, page{url: u.download(bd.ds, bd.split), lines: func() ([][]byte, error) {
+				return splitLines(bd.ds, bd.split)
 			}})
 		}
 		for _, e := range bd.entries {
@@ -353,14 +392,13 @@ func (b *builder) pages() []page {
 		sort.Strings(slugs)
 		for _, slug := range slugs {
 			entries := systems[slug]
-			ps = append(ps, page{url: u.system(ds, slug), html: true, render: func() (templ.Component, []byte, error) {
-				return b.systemPage(ds, entries), nil, nil
+			ps = append(ps, page{url: u.system(ds, slug), html: true, keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
+				return b.systemPage(ds, entries)
 			}})
 		}
 		for _, in := range ds.Instances {
-			ps = append(ps, page{url: u.instance(ds, in.InstanceID), html: true, render: func() (templ.Component, []byte, error) {
-				c, err := b.instancePage(ds, in)
-				return c, nil, err
+			ps = append(ps, page{url: u.instance(ds, in.InstanceID), html: true, keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
+				return b.instancePage(ds, in)
 			}})
 		}
 	}
@@ -389,21 +427,35 @@ func (b *builder) pages() []page {
 	return ps
 }
 
-// fingerprint identifies every input of a build: the program itself (its
-// templates are compiled in), featbench.toml, each file under data/ by
-// size and modification time, and the chart library.
-func fingerprint(opts Options, lib *chartLib) (string, error) {
+// programKey identifies what every page depends on besides data/: the
+// program at exe (its templates are compiled in) by its bytes, so that
+// the same code built again (go run) counts as the same, featbench.toml,
+// the options, the chart library and the date shown. Without a program
+// to read, the key is one no other build has: nothing is kept.
+func programKey(opts Options, lib *chartLib, exe string) string {
 	h := sha256.New()
-	if exe, err := os.Executable(); err == nil {
-		if fi, err := os.Stat(exe); err == nil {
-			fmt.Fprintf(h, "exe %s %d %d\n", exe, fi.Size(), fi.ModTime().UnixNano())
-		}
+	raw, err := os.ReadFile(exe)
+	if exe != "" && err == nil {
+		fmt.Fprintf(h, "exe %x\n", xxhash.Sum64(raw))
+	} else {
+		fmt.Fprintf(h, "exe unknown %d %d\n", os.Getpid(), time.Now().UnixNano())
 	}
 	fmt.Fprintf(h, "config %x\n", sha256.Sum256(opts.ConfigBytes))
 	fmt.Fprintf(h, "options %+v\n", opts.Config)
-	fmt.Fprintf(h, "charts %s %s %d\n", lib.version, lib.file, len(lib.data))
+	// The library by its bytes, not by where it lies: the same project
+	// given by another path (--root . or an absolute one) keeps its pages.
+	fmt.Fprintf(h, "charts %s %t %x\n", lib.version, lib.data != nil, xxhash.Sum64(lib.data))
 	fmt.Fprintf(h, "date %s\n", opts.Now.Format("2006-01-02"))
-	err := filepath.WalkDir(opts.dataDir(), func(path string, d fs.DirEntry, err error) error {
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fingerprint identifies every input of a build: the program's key and
+// each file under data/ by its path there, size and modification time.
+func fingerprint(opts Options, prog string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "program %s\n", prog)
+	root := opts.dataDir()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -414,7 +466,9 @@ func fingerprint(opts Options, lib *chartLib) (string, error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "data %s %d %d\n", path, fi.Size(), fi.ModTime().UnixNano())
+		// By the path under data/: the same project given by another
+		// path is the same input.
+		fmt.Fprintf(h, "data %s %d %d\n", strings.TrimPrefix(path, root), fi.Size(), fi.ModTime().UnixNano())
 		return nil
 	})
 	if err != nil {

@@ -14,8 +14,20 @@ import (
 // systemPage is one system on a dataset version: who it is, its figures on
 // each split (with the number of instances each mean is taken over), its
 // per-repository breakdown, its failure modes and its result on every
-// instance.
-func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Component {
+// instance. It returns the page's key (viewKey) and its rendering: after
+// one submission changed, the other systems' pages are often the same.
+func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) (uint64, func() (templ.Component, []byte, error), error) {
+	s := b.systemView(ds, entries)
+	render := func() (templ.Component, []byte, error) { return templates.SystemPageView(s), nil, nil }
+	key, err := viewKey(b.key, s)
+	if err != nil {
+		key = 0 // no key: rendered every time
+	}
+	return key, render, nil
+}
+
+// systemView is a system page's view.
+func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.SystemPage {
 	// The newest submission describes the system (loading checked that
 	// the submissions of one slug agree on who it is).
 	latest := entries[0].sub
@@ -83,7 +95,7 @@ func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) templ.Componen
 	if len(s.Outcomes) == 1 {
 		s.Outcomes[0].Open = true
 	}
-	return templates.SystemPageView(s)
+	return s
 }
 
 // submissionLinks are the links a submission's metadata gives to what

@@ -57,6 +57,11 @@ type Config struct {
 	// 3-15 fail-to-pass and 5-30 pass-to-pass test functions, which makes
 	// results about four times larger.
 	TestIDs string
+	// Statements is the shape of problem statements: StatementsReal (the
+	// default) like FeatureBench's, 27 KB on average; StatementsSmall
+	// about 1.5 KB each, as earlier benchmarks had. Every other field is
+	// the same in both shapes.
+	Statements string
 }
 
 // Test id granularities for Config.TestIDs.
@@ -90,6 +95,9 @@ func (c Config) withDefaults() Config {
 	if c.TestIDs == "" {
 		c.TestIDs = TestFiles
 	}
+	if c.Statements == "" {
+		c.Statements = StatementsReal
+	}
 	return c
 }
 
@@ -100,6 +108,9 @@ func Generate(dir string, cfg Config) error {
 	cfg = cfg.withDefaults()
 	if cfg.TestIDs != TestFiles && cfg.TestIDs != TestFunctions {
 		return fmt.Errorf("synth: Config.TestIDs is %q; want %q or %q", cfg.TestIDs, TestFiles, TestFunctions)
+	}
+	if cfg.Statements != StatementsReal && cfg.Statements != StatementsSmall {
+		return fmt.Errorf("synth: Config.Statements is %q; want %q or %q", cfg.Statements, StatementsReal, StatementsSmall)
 	}
 	if cfg.RepoRoot == "" {
 		return errors.New("synth: Config.RepoRoot is required (package.json and package-lock.json are copied from it)")
@@ -275,12 +286,19 @@ func (g *gen) instances() []*bench.Instance {
 			f2p, p2p = g.testFiles(f)
 			f2pPoints, p2pPoints = g.between(10, 120), g.between(50, 400)
 		}
+		// The small statement is drawn in either shape, so that the shape
+		// changes no other field; a real one has a random source of its
+		// own.
+		statement := g.statement(f)
+		if g.cfg.Statements == StatementsReal {
+			statement = realStatement(rand.New(rand.NewPCG(g.cfg.Seed^0x5eed5eed, uint64(i))), f)
+		}
 		in := &bench.Instance{
 			InstanceID:       id,
 			Repo:             r.name,
 			BaseCommit:       commit,
 			Level:            level,
-			ProblemStatement: g.statement(f),
+			ProblemStatement: statement,
 			Patch:            patch,
 			TestPatch:        g.testPatch(f),
 			FailToPass:       f2p,
@@ -302,8 +320,8 @@ func (g *gen) instances() []*bench.Instance {
 	return out
 }
 
-// statement is about 1.5 KB of markdown with a python code block, shaped
-// like FeatureBench's problem statements.
+// statement is about 1.5 KB of markdown with a python code block
+// (StatementsSmall).
 func (g *gen) statement(f feature) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Task\n\n**Task statement:** %s `%s` in `%s`.\n\n", g.pick(verbs), f.fn, f.module)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/featbench/featbench/bench"
@@ -137,5 +139,123 @@ func TestGenerateDeterministic(t *testing.T) {
 		if filepath.Base(filepath.Dir(ra[i])) != filepath.Base(filepath.Dir(rb[i])) || !bytes.Equal(x, y) {
 			t.Errorf("%s differs between two runs with the same seed", ra[i])
 		}
+	}
+}
+
+// Real-shaped statements come out shaped like FeatureBench's 200
+// published ones: 27 KB on average and at most 123 KB, about 4.8 fenced
+// code blocks each, four in five of them Python, a fifth of those 8 KB or
+// more and most of those with imports, about 5.6 headings, and lists.
+// Small ones are about 1.5 KB; every other field is the same in both
+// shapes.
+func TestStatementShapes(t *testing.T) {
+	const n = 400
+	load := func(statements string) []*bench.Instance {
+		dir := t.TempDir()
+		if err := synth.Generate(dir, synth.Config{RepoRoot: repoRoot(t), Instances: n, Submissions: 1, Statements: statements}); err != nil {
+			t.Fatal(err)
+		}
+		data, err := bench.Load(context.Background(), filepath.Join(dir, "data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data.Datasets[0].Instances
+	}
+	real, small := load(synth.StatementsReal), load(synth.StatementsSmall)
+	fence := regexp.MustCompile("(?ms)^```(\\w*)\\n(.*?)^```")
+	heading := regexp.MustCompile(`(?m)^#{1,6} `)
+	imports := regexp.MustCompile(`(?m)^\s*(import|from) \S`)
+	var total, largest, blocks, python, big, bigImports, headings, lists int
+	for i, in := range real {
+		s := in.ProblemStatement
+		total += len(s)
+		largest = max(largest, len(s))
+		for _, m := range fence.FindAllStringSubmatch(s, -1) {
+			blocks++
+			if m[1] == "python" {
+				python++
+				if len(m[2]) >= 8<<10 {
+					big++
+					if imports.MatchString(m[2]) {
+						bigImports++
+					}
+				}
+			}
+		}
+		prose := fence.ReplaceAllString(s, "")
+		headings += len(heading.FindAllString(prose, -1))
+		if strings.Contains(prose, "\n- ") && strings.Contains(prose, "\n1. ") {
+			lists++
+		}
+		if len(small[i].ProblemStatement) > 3<<10 {
+			t.Errorf("%s: a small statement of %d bytes", in.InstanceID, len(small[i].ProblemStatement))
+		}
+		// The shape changes the statement alone.
+		a, b := *in, *small[i]
+		a.ProblemStatement, b.ProblemStatement = "", ""
+		x, _ := a.MarshalJSON()
+		y, _ := b.MarshalJSON()
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s: the statements' shape changed another field", in.InstanceID)
+		}
+	}
+	perStatement := func(k int) float64 { return float64(k) / n }
+	for _, c := range []struct {
+		what      string
+		got       float64
+		low, high float64
+	}{
+		{"mean statement KB", float64(total) / n / 1024, 23, 31},
+		{"largest statement KB", float64(largest) / 1024, 60, 123},
+		{"code blocks a statement", perStatement(blocks), 4.3, 5.3},
+		{"share of Python blocks", float64(python) / float64(blocks), 0.72, 0.86},
+		{"share of Python blocks of 8 KB or more", float64(big) / float64(python), 0.14, 0.27},
+		{"share of those with imports", float64(bigImports) / float64(max(big, 1)), 0.6, 1},
+		{"headings a statement", perStatement(headings), 5.1, 6.1},
+		{"statements with lists", perStatement(lists), 0.99, 1},
+	} {
+		if c.got < c.low || c.got > c.high {
+			t.Errorf("%s: %.2f, want %.2f to %.2f", c.what, c.got, c.low, c.high)
+		}
+		t.Logf("%s: %.2f", c.what, c.got)
+	}
+}
+
+// The Hugo project holds a page per instance with its statement as it is
+// and a row per system of the split.
+func TestWriteHugo(t *testing.T) {
+	dir, hugo := t.TempDir(), t.TempDir()
+	if err := synth.Generate(dir, synth.Config{RepoRoot: repoRoot(t), Instances: 5, Submissions: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.WriteHugo(dir, hugo); err != nil {
+		t.Fatal(err)
+	}
+	data, err := bench.Load(context.Background(), filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hugo.toml", "layouts/_default/single.html", "content/instances/_index.md"} {
+		if _, err := os.Stat(filepath.Join(hugo, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	ins := data.Datasets[0].Instances
+	for _, in := range ins {
+		raw, err := os.ReadFile(filepath.Join(hugo, "content", "instances", in.InstanceID+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(raw)
+		if !strings.Contains(page, in.ProblemStatement) {
+			t.Errorf("%s: the page does not hold the statement", in.InstanceID)
+		}
+		_, table, ok := strings.Cut(page, "## Results\n")
+		if rows := strings.Count(table, "\n|") - 2; !ok || rows != 3 { // after the header and its rule
+			t.Errorf("%s: %d result rows, want 3", in.InstanceID, rows)
+		}
+	}
+	if len(ins) != 5 {
+		t.Errorf("%d instances, want 5", len(ins))
 	}
 }
