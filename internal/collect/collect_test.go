@@ -322,3 +322,18 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 func instanceFixture() *bench.Instance {
 	return &bench.Instance{InstanceID: "o__r.test_x.00000000.lv1"}
 }
+
+// TestTemplateDigestStable: the statements stage's digest of its templates
+// does not depend on the order Go lists them in (a map's), or a stored
+// stage would run again at random.
+func TestTemplateDigestStable(t *testing.T) {
+	if n := len(statementTemplates.Templates()); n < 2 {
+		t.Fatalf("%d templates: the test needs two or more", n)
+	}
+	first := templateDigest()
+	for range 50 {
+		if d := templateDigest(); d != first {
+			t.Fatalf("templateDigest gave %s, then %s", first, d)
+		}
+	}
+}

@@ -140,11 +140,19 @@ func (r *repoRun) stageStatements(ctx context.Context) error {
 	return nil
 }
 
+// templateDigest is the statement templates' content, in name order:
+// Templates() lists them from a map, in an order that changes from run to
+// run (which made the statements stage run again at random).
 func templateDigest() string {
-	var parts []string
+	var names []string
 	for _, t := range statementTemplates.Templates() {
-		raw, _ := templateFS.ReadFile("templates/" + t.Name())
-		parts = append(parts, string(raw))
+		names = append(names, t.Name())
+	}
+	slices.Sort(names)
+	var parts []string
+	for _, n := range names {
+		raw, _ := templateFS.ReadFile("templates/" + n)
+		parts = append(parts, n, string(raw))
 	}
 	return digest(parts)
 }
