@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // A build publishes its site by replacing the output folder as a whole:
@@ -646,8 +647,56 @@ func (o *output) finish(ctx context.Context, inputs string) (removed int, err er
 			return removed, err
 		}
 	}
+	if _, err := os.Lstat(o.spareDir); errors.Is(err, fs.ErrNotExist) {
+		o.linkSpare()
+	}
 	pruneStates(filepath.Dir(o.stateFile), o.stateFile)
 	return removed, nil
+}
+
+// linkSpare makes a spare when there was no previous site to keep (the
+// first build into an output folder): the published files hard-linked into
+// a new folder, their inodes shared, so that the next build starts from a
+// stage that already holds them instead of linking every file of the site
+// (0.7 s of kernel time at 4,000 pages, which took a rebuild after one
+// change over a second). The spare only saves time: on any failure it is
+// removed and the next build makes a new stage.
+func (o *output) linkSpare() {
+	// The stage's name, free again since the swap: a build killed here
+	// leaves a folder that sweep removes.
+	tmp := o.final + stagePrefix + strconv.Itoa(os.Getpid())
+	if os.RemoveAll(tmp) != nil || os.Mkdir(tmp, 0o755) != nil {
+		return
+	}
+	rels := make([]string, 0, len(o.files))
+	var list strings.Builder
+	for rel := range o.files {
+		rels = append(rels, rel)
+		list.WriteString(rel)
+		list.WriteByte('\n')
+	}
+	// Two at once: creating folders and links is kernel work that the
+	// second CPU halves.
+	var g errgroup.Group
+	for part := range 2 {
+		g.Go(func() error {
+			for i := part; i < len(rels); i += 2 {
+				dst := filepath.Join(tmp, filepath.FromSlash(rels[i]))
+				if err := mkdir(filepath.Dir(dst)); err != nil {
+					return err
+				}
+				if err := os.Link(filepath.Join(o.final, filepath.FromSlash(rels[i])), dst); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if g.Wait() != nil ||
+		os.WriteFile(filepath.Join(tmp, spareList), []byte(list.String()), 0o644) != nil ||
+		os.Rename(tmp, o.spareDir) != nil {
+		_ = os.RemoveAll(tmp)
+	}
 }
 
 // keepSpare keeps the previous site, now at old, as the next build's

@@ -118,8 +118,13 @@ func changeAgentName(t *testing.T, root, name string) {
 // way through writing its files: the published site must stay byte for
 // byte as it was, with nothing left beside it, and the next build must
 // publish the change.
+//
+// The interrupted build starts from a spare: the previous site that the
+// second build kept, or ("linked spare") the hard links to the published
+// files that the first build into a new folder leaves, whose inodes the
+// published site shares: a write into them would show in the site.
 func TestInterruptedRebuildLeavesSiteWhole(t *testing.T) {
-	for _, how := range []string{"error", "cancel"} {
+	for _, how := range []string{"error", "cancel", "error, linked spare", "cancel, linked spare"} {
 		t.Run(how, func(t *testing.T) {
 			root := fixtureRoot(t, nil)
 			opts := fixtureOptions(t, root)
@@ -127,12 +132,13 @@ func TestInterruptedRebuildLeavesSiteWhole(t *testing.T) {
 			if _, err := site.Build(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
-			// A second build, so that the interrupted one starts from
-			// the spare the second kept of the first site.
-			changeAgentName(t, root, "Agent B")
-			if _, err := site.Build(context.Background(), opts); err != nil {
-				t.Fatal(err)
+			if !strings.HasSuffix(how, "linked spare") {
+				changeAgentName(t, root, "Agent B")
+				if _, err := site.Build(context.Background(), opts); err != nil {
+					t.Fatal(err)
+				}
 			}
+			how, _, _ := strings.Cut(how, ",")
 			before := snapshot(t, out)
 			changeAgentName(t, root, "Agent Renamed")
 
@@ -551,4 +557,43 @@ func TestPathBaseURLHasNoFeedOrSitemap(t *testing.T) {
 	if rep, err := site.Build(context.Background(), opts); err != nil || rep.Removed != 2 {
 		t.Errorf("rebuild with a path base_url: %+v, %v; want sitemap.xml and feed.xml removed", rep, err)
 	}
+}
+
+// TestFirstBuildLeavesLinkedSpare: a build into a new output folder leaves
+// the next build a spare of hard links to what it published (the same
+// inodes), so that the first rebuild does not link the whole site anew.
+func TestFirstBuildLeavesLinkedSpare(t *testing.T) {
+	root := fixtureRoot(t, nil)
+	opts := fixtureOptions(t, root)
+	if _, err := site.Build(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	spares, _ := filepath.Glob(filepath.Join(root, ".cache", "build", "*.spare"))
+	if len(spares) != 1 {
+		t.Fatalf("spares %q after the first build, want one", spares)
+	}
+	list := strings.Fields(string(mustRead(t, filepath.Join(spares[0], ".featbench-spare"))))
+	files := 0
+	for _, v := range snapshot(t, filepath.Join(root, "public")) {
+		if v != "d" {
+			files++
+		}
+	}
+	if len(list) != files {
+		t.Errorf("the spare lists %d files, the site has %d", len(list), files)
+	}
+	for _, rel := range list {
+		a, err := os.Stat(filepath.Join(spares[0], rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.Stat(filepath.Join(root, "public", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !os.SameFile(a, b) {
+			t.Errorf("%s: the spare's copy is not the published file", rel)
+		}
+	}
+	wantProjectEntries(t, root)
 }
