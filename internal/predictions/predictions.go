@@ -93,27 +93,9 @@ type Prediction struct {
 	Error  string
 }
 
-// Problem is one mistake in a predictions file.
-type Problem struct {
-	File  string
-	Line  int // 0 when not tied to a line
-	Field string
-	Msg   string
-}
-
-func (p Problem) Error() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d", p.Line)
-	}
-	if p.Field != "" {
-		fmt.Fprintf(&b, ": field %q", p.Field)
-	}
-	b.WriteString(": ")
-	b.WriteString(p.Msg)
-	return b.String()
-}
+// Problem is one mistake in a predictions file: where (file, line, field)
+// and what, as the data model reports its own.
+type Problem = bench.Problem
 
 // Problems is every mistake found in a file, in the order of the file.
 type Problems []Problem
