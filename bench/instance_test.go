@@ -2,7 +2,9 @@ package bench_test
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ func TestInstanceRoundTrip(t *testing.T) {
 		}
 		wantExtra := map[string]string{"environment_setup_commit": `"fee"`, "hints": `{"n":[1,2]}`, "zeta": "null"}
 		if len(in.Extra) != len(wantExtra) {
-			t.Errorf("Extra = %v, want keys %v", sortedKeys(in.Extra), sortedKeys(wantExtra))
+			t.Errorf("Extra = %v, want keys %v", slices.Sorted(maps.Keys(in.Extra)), slices.Sorted(maps.Keys(wantExtra)))
 		}
 		for k, v := range wantExtra {
 			got, ok := in.Extra[k]

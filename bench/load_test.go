@@ -3,7 +3,9 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,7 +171,7 @@ func TestLoadGood(t *testing.T) {
 			if got := strings.Join(in.PassToPass, " "); got != c.p2p {
 				t.Errorf("%s PASS_TO_PASS = %q, want %q", c.id, got, c.p2p)
 			}
-			if got := strings.Join(sortedKeys(in.Extra), " "); got != c.extraKeys {
+			if got := strings.Join(slices.Sorted(maps.Keys(in.Extra)), " "); got != c.extraKeys {
 				t.Errorf("%s Extra keys = %q, want %q", c.id, got, c.extraKeys)
 			}
 		}
@@ -361,19 +363,6 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }
 
 func TestLoadMissingRoot(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -233,14 +234,14 @@ func validateMetadata(mf string, kl keyLines, m *Metadata, folderDate time.Time,
 			checkFigure(&ps, mf, kl, field+".tokens_in", sc.TokensIn, 0, maxCount)
 			checkFigure(&ps, mf, kl, field+".tokens_out", sc.TokensOut, 0, maxCount)
 		}
-		for _, lvl := range sortedKeys(r.Levels) {
+		for _, lvl := range slices.Sorted(maps.Keys(r.Levels)) {
 			if lvl != "L1" && lvl != "L2" {
 				bad("reported.levels."+lvl, "unknown level; want L1 or L2")
 				continue
 			}
 			score("reported.levels."+lvl, r.Levels[lvl])
 		}
-		for _, repo := range sortedKeys(r.Repos) {
+		for _, repo := range slices.Sorted(maps.Keys(r.Repos)) {
 			if ds.Repository(repo) == nil {
 				bad("reported.repos."+repo, "repository %s is not listed in %s", quote(repo), ds.Key())
 				continue
@@ -249,15 +250,6 @@ func validateMetadata(mf string, kl keyLines, m *Metadata, folderDate time.Time,
 		}
 	}
 	return ps
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func readResults(path string, raw []byte, ds *Dataset, split string, data *Data, ps Problems) ([]Result, Problems) {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/featbench/featbench/internal/atomicfile"
 )
 
 // A build publishes its site by replacing the output folder as a whole:
@@ -753,29 +755,11 @@ func (o *output) swap() (string, error) {
 	return aside, nil
 }
 
-// writeAtomic writes a file, creating its folder, through a temporary
-// file and a rename: readers see the old file or the new one, never a part.
+// writeAtomic writes a file whole or not at all (atomicfile.Write),
+// creating its folder.
 func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating folder for %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	err = f.Chmod(0o644)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, data)
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/atomicfile"
 )
 
 // RunReport is a run's report.json: SWE-bench's fields (schema 2 of its
@@ -80,10 +81,10 @@ func Finish(dir string, ds *bench.Dataset, meta Meta) (*RunReport, error) {
 		lines.Write(raw)
 		lines.WriteByte('\n')
 	}
-	if err := writeAtomic(filepath.Join(dir, ResultsFile), lines.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, ResultsFile), lines.Bytes()); err != nil {
 		return nil, err
 	}
-	if err := writeJSONAtomic(filepath.Join(dir, RunReportFile), rr); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, RunReportFile), rr); err != nil {
 		return nil, err
 	}
 	return rr, nil

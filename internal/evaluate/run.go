@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -202,7 +201,7 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*
 		// Interrupted: leave no report, so the next run does it again.
 		return rep, ctx.Err()
 	}
-	if werr := writeJSONAtomic(filepath.Join(dir, ReportFile), rep); werr != nil && err == nil {
+	if werr := atomicfile.WriteJSON(filepath.Join(dir, ReportFile), rep); werr != nil && err == nil {
 		err = werr
 	}
 	return rep, err
@@ -260,7 +259,7 @@ func writeMeta(dir string, m Meta) error {
 			m.Created = old.Created
 		}
 	}
-	return writeJSONAtomic(path, m)
+	return atomicfile.WriteJSON(path, m)
 }
 
 // ReadMeta reads a run folder's run.json.
@@ -277,19 +276,4 @@ func ReadMeta(dir string) (Meta, error) {
 		return m, fmt.Errorf("%s: %w", filepath.Join(dir, RunMetaFile), err)
 	}
 	return m, nil
-}
-
-// writeJSONAtomic writes v as indented JSON, whole or not at all.
-func writeJSONAtomic(path string, v any) error { return atomicfile.WriteJSON(path, v) }
-
-func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
-
-// sortedKeys of a map, for stable output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

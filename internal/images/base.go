@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,7 +119,7 @@ func (spec BaseSpec) recipe() (suite string, packages []string, text string, err
 	packages = slices.Compact(packages)
 	var b strings.Builder
 	fmt.Fprintf(&b, "featbench base image\nrecipe %d\nsuite %s\npackages %s\n", baseRecipe, suite, strings.Join(packages, " "))
-	for _, name := range sortedKeys(baseFiles) {
+	for _, name := range slices.Sorted(maps.Keys(baseFiles)) {
 		fmt.Fprintf(&b, "file %s\n%s\n", name, baseFiles[name])
 	}
 	for _, c := range baseChanges {
@@ -252,7 +253,7 @@ func debootstrap(ctx context.Context, suite string, packages []string, root, mir
 
 // prepareRoot writes baseFiles and trims what the image does not need.
 func prepareRoot(root string) error {
-	for _, name := range sortedKeys(baseFiles) {
+	for _, name := range slices.Sorted(maps.Keys(baseFiles)) {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(baseFiles[name]), 0o644); err != nil {
 			return err
 		}
@@ -279,15 +280,6 @@ func prepareRoot(root string) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // lastBytes keeps the last max bytes written to it.

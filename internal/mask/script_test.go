@@ -2,7 +2,9 @@ package mask_test
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,7 +66,7 @@ func TestMask(t *testing.T) {
 			res := mustMask(t, dir, tc.req(t, tc.files))
 			got := snapshot(t, dir)
 			var edited []string
-			for _, p := range sortedKeys(tc.files) {
+			for _, p := range slices.Sorted(maps.Keys(tc.files)) {
 				want, ok := tc.want[p]
 				if !ok {
 					want = tc.files[p]
