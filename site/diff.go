@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
+
+	"github.com/featbench/featbench/internal/patch"
 )
 
 // A unified diff is parsed as git reads one: file headers, then hunks
@@ -145,7 +147,7 @@ func parseDiff(src string, keep bool) ([]diffLine, []*diffFile) {
 		case strings.HasPrefix(text, "@@"):
 			inHunk, hunkStart = true, i+1
 			var ok bool
-			oldLeft, newLeft, ok = hunkCounts(text)
+			oldLeft, newLeft, ok = patch.HunkCounts(text)
 			loose = !ok
 			if ok && oldLeft <= 0 && newLeft <= 0 {
 				inHunk = false
@@ -195,49 +197,6 @@ func hasAnyPrefix(s string, prefixes ...string) bool {
 }
 
 func trimCR(s string) string { return strings.TrimSuffix(s, "\r") }
-
-// hunkCounts reads the old and new line counts of "@@ -a[,b] +c[,d] @@".
-func hunkCounts(text string) (old, new int, ok bool) {
-	rest, ok := strings.CutPrefix(text, "@@ -")
-	if !ok {
-		return 0, 0, false
-	}
-	old, rest, ok = hunkRange(rest)
-	if !ok {
-		return 0, 0, false
-	}
-	if rest, ok = strings.CutPrefix(rest, " +"); !ok {
-		return 0, 0, false
-	}
-	new, rest, ok = hunkRange(rest)
-	if !ok || !strings.HasPrefix(rest, " @@") {
-		return 0, 0, false
-	}
-	return old, new, true
-}
-
-// hunkRange reads "a" or "a,b" and returns b (1 when absent).
-func hunkRange(s string) (count int, rest string, ok bool) {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	if n == 0 || n > 9 {
-		return 0, "", false
-	}
-	if n == len(s) || s[n] != ',' {
-		return 1, s[n:], true
-	}
-	m := n + 1
-	for m < len(s) && s[m] >= '0' && s[m] <= '9' {
-		m++
-	}
-	if m == n+1 || m-n-1 > 9 {
-		return 0, "", false
-	}
-	count, _ = strconv.Atoi(s[n+1 : m])
-	return count, s[m:], true
-}
 
 // diffPath reads the path of a "--- " or "+++ " header (after the
 // marker): up to a tab (GNU diff's timestamp follows one), C-quoted by

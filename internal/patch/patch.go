@@ -132,7 +132,7 @@ func (ps *parser) run() error {
 		l := lines[i]
 		switch {
 		case strings.HasPrefix(l, "@@ -"):
-			if _, _, ok := hunkCounts(l); ok {
+			if _, _, ok := HunkCounts(l); ok {
 				return &SyntaxError{Line: i + 1, Msg: "a hunk without a file header before it (the diff is cut or its @@ counts are wrong)"}
 			}
 			i++
@@ -384,7 +384,7 @@ func (ps *parser) body(s *section, j int) (int, error) {
 // it).
 func (ps *parser) hunk(f *File, j int) (int, error) {
 	lines := ps.lines
-	oldLeft, newLeft, ok := hunkCounts(lines[j])
+	oldLeft, newLeft, ok := HunkCounts(lines[j])
 	if !ok {
 		return 0, &SyntaxError{Line: j + 1, Msg: fmt.Sprintf("malformed hunk header %q: want \"@@ -a,b +c,d @@\"", clip(lines[j]))}
 	}
@@ -467,10 +467,10 @@ func modeOf(s string) string {
 	return s[:n]
 }
 
-// hunkCounts reads the old and new line counts of "@@ -a[,b] +c[,d] @@",
-// as git's parse_fragment_header does (anything may follow the second
-// "@@").
-func hunkCounts(text string) (old, new int, ok bool) {
+// HunkCounts reads the old and new line counts of a hunk header,
+// "@@ -a[,b] +c[,d] @@", as git's parse_fragment_header does (anything may
+// follow the second "@@"); ok is false for anything else.
+func HunkCounts(text string) (old, new int, ok bool) {
 	rest, ok := strings.CutPrefix(text, "@@ -")
 	if !ok {
 		return 0, 0, false
