@@ -39,14 +39,7 @@ func (b *builder) chartsPage(ds *bench.Dataset) templ.Component {
 			b.failureModes(ds),
 		},
 	})
-	first := b.repoSplit(ds)
-	splits := []string{first}
-	for _, sp := range ds.Splits {
-		if sp.Name != first {
-			splits = append(splits, sp.Name)
-		}
-	}
-	for _, split := range splits {
+	for _, split := range b.splitsDefaultFirst(ds) {
 		bd := b.m.board(ds, split)
 		if len(bd.ranked()) == 0 {
 			continue

@@ -370,6 +370,20 @@ func (b *builder) repoSplit(ds *bench.Dataset) string {
 	return ds.Splits[0].Name
 }
 
+// splitsDefaultFirst is the dataset's splits, repoSplit's first and the
+// others in manifest order: the order of the charts and repository pages'
+// sections.
+func (b *builder) splitsDefaultFirst(ds *bench.Dataset) []string {
+	first := b.repoSplit(ds)
+	splits := []string{first}
+	for _, sp := range ds.Splits {
+		if sp.Name != first {
+			splits = append(splits, sp.Name)
+		}
+	}
+	return splits
+}
+
 // reposPage is the gold statistics per repository, then one section per
 // split that has systems: the default split first, the others in manifest
 // order. Each section has a stable id (splitAnchor) that the leaderboards
@@ -383,14 +397,7 @@ func (b *builder) reposPage(ds *bench.Dataset) templ.Component {
 		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 	}
 	r.Stats = b.repoStats(ds)
-	first := b.repoSplit(ds)
-	splits := []string{first}
-	for _, sp := range ds.Splits {
-		if sp.Name != first {
-			splits = append(splits, sp.Name)
-		}
-	}
-	for _, split := range splits {
+	for _, split := range b.splitsDefaultFirst(ds) {
 		bd := b.m.board(ds, split)
 		if len(bd.entries) == 0 {
 			continue
