@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -35,6 +36,8 @@ func FuzzLoadResults(f *testing.F) {
 		"null",
 		"\xef\xbb\xbf{}",
 		`{"instance_id": "alpha-3", "failure_modes": ["a\u0000b"]}`,
+		`{"instance_id": "alpha-3", "resolved": false, "patch_applied": true, "f2p_failed": ["tests/test_d.py::test_x"], "flags": ["touches-tests", "reads-git"]}`,
+		`{"instance_id": "alpha-3", "flags": ["gold-identical", "gold-identical"]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -171,6 +174,14 @@ func checkAcceptedResult(t *testing.T, s *bench.Submission, r *bench.Result) {
 	}
 	for _, fm := range r.FailureModes {
 		checkLine(t, "failure mode", fm, 100)
+	}
+	prev := -1
+	for _, f := range r.Flags {
+		rank := slices.IndexFunc(bench.IntegrityFlags(), func(k bench.FlagInfo) bool { return k.Name == f })
+		if rank <= prev {
+			t.Errorf("accepted flags %q: unknown, repeated or out of order", r.Flags)
+		}
+		prev = rank
 	}
 }
 

@@ -181,6 +181,9 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 			var n int64
 			n, err = readInt(dec, strconv.IntSize)
 			res.AttemptsResolved = int(n)
+		case `"flags"`:
+			bit = 1 << 18
+			res.Flags, err = readStrings(dec, sl, internFlag)
 		default:
 			return errDecline
 		}

@@ -83,6 +83,9 @@ type Result struct {
 	Duration         *float64 `json:"duration,omitempty"`          // seconds the evaluation took
 	Attempts         int      `json:"attempts,omitempty"`          // attempts evaluated (pass@k); 0 or 1 for one
 	AttemptsResolved int      `json:"attempts_resolved,omitempty"` // of them, how many resolved
+	// Flags are the prediction's integrity flags (IntegrityFlags), in
+	// their canonical order; older files leave them out.
+	Flags []string `json:"flags,omitempty"`
 	// Dataset, when given, is "name/version" and must match the folder.
 	Dataset string `json:"dataset,omitempty"`
 

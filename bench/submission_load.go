@@ -130,6 +130,7 @@ func loadSubmission(f *folder, data *Data, broken map[string]bool, buf *[]byte) 
 			break
 		}
 		s.Results, ps = readResults(rf, raw, ds, split, data, ps)
+		ps = checkGoldCopies(s, ps)
 	case s.Reported == nil:
 		ps.add(dir, 0, "", "needs %s with per-instance results, or a [reported] block in %s", ResultsFile, MetadataFile)
 	}
@@ -387,6 +388,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 		ps.add(path, line, "files_changed", "is %d; it cannot be negative", res.FilesChanged)
 	}
 	ps = checkEvalFields(path, line, res, ps)
+	ps = checkFlags(path, line, res, ps)
 	for _, v := range []struct {
 		field string
 		p     *int64

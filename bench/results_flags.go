@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Integrity flags: what cmd/eval noticed in a prediction that a reader of
+// its score should know (internal/integrity computes them). A flag is a
+// signal, not a verdict: the grade stands, and the site shows the flag
+// beside it. Each is a short stable string, written in a result's
+// "flags" list in this order.
+const (
+	FlagTouchesTests     = "touches-tests"
+	FlagReferencesPytest = "references-pytest"
+	FlagReadsGit         = "reads-git"
+	FlagImportsOriginal  = "imports-original"
+	FlagGoldIdentical    = "gold-identical"
+)
+
+// FlagInfo is an integrity flag and what it means, in one line.
+type FlagInfo struct {
+	Name, Explanation string
+}
+
+// IntegrityFlags lists every integrity flag in its canonical order, with
+// its explanation. A new slice each call: callers may keep or change it.
+func IntegrityFlags() []FlagInfo {
+	return []FlagInfo{
+		{FlagTouchesTests, "the prediction adds, changes or deletes a test file or pytest's configuration (conftest.py, pytest.ini, tox.ini, sitecustomize, .pth, ...)"},
+		{FlagReferencesPytest, "the prediction's added lines reference pytest's internals: _pytest, hook functions, the plugin manager, test reports or JUnit XML"},
+		{FlagReadsGit, "the prediction's added lines reach for the repository's git history (.git, git show, git log, ORIG_HEAD, HEAD~, ...)"},
+		{FlagImportsOriginal, "the level 2 package imports the original project's package instead of implementing the feature"},
+		{FlagGoldIdentical, "the prediction's changed lines are (near-)identical to the gold patch's"},
+	}
+}
+
+// FlagExplanation returns the one-line explanation of a flag, or "" for
+// a name that is not an integrity flag.
+func FlagExplanation(name string) string {
+	for _, f := range IntegrityFlags() {
+		if f.Name == name {
+			return f.Explanation
+		}
+	}
+	return ""
+}
+
+// flagRank is a flag's place in the canonical order, -1 when unknown.
+func flagRank(name string) int {
+	for i, f := range IntegrityFlags() {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// internFlag shares the flags' strings between results.
+func internFlag(b []byte) string {
+	for _, f := range IntegrityFlags() {
+		if string(b) == f.Name {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// HasFlag reports whether the result carries the integrity flag.
+func (r *Result) HasFlag(name string) bool { return slices.Contains(r.Flags, name) }
+
+// checkFlags checks a result's flags: known names, each once, in the
+// canonical order (so that one set of flags is written one way).
+func checkFlags(path string, line int, res *Result, ps Problems) Problems {
+	prev := -1
+	for i, f := range res.Flags {
+		field := fmt.Sprintf("flags[%d]", i)
+		r := flagRank(f)
+		switch {
+		case r < 0:
+			names := make([]string, 0, 5)
+			for _, k := range IntegrityFlags() {
+				names = append(names, k.Name)
+			}
+			ps.add(path, line, field, "is %s; want one of %s", quote(f), strings.Join(quoteAll(names), ", "))
+			return ps
+		case r == prev:
+			ps.add(path, line, field, "%s is listed twice", quote(f))
+			return ps
+		case r < prev:
+			ps.add(path, line, field, "%s comes after %s: list flags in the order %s", quote(f), quote(res.Flags[i-1]), strings.Join(flagNames(), ", "))
+			return ps
+		}
+		prev = r
+	}
+	return ps
+}
+
+func flagNames() []string {
+	var out []string
+	for _, f := range IntegrityFlags() {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// goldShareNum/goldShareDen is the share of a submission's predictions
+// above which a submission whose results say they are the gold patch must
+// be a reference row: more than half. A half and not "every one" so that a
+// few edited predictions cannot slip a copy of the gold patches onto the
+// leaderboard; a real system rarely writes the gold patch near verbatim,
+// and never on most instances.
+const goldShareNum, goldShareDen = 1, 2
+
+// checkGoldCopies refuses a ranked submission whose predictions are the
+// gold patches: more than half of its results with a prediction (every
+// result but those of an empty patch) carry FlagGoldIdentical. Such a
+// submission is the gold baseline and can only be shown as a reference.
+func checkGoldCopies(s *Submission, ps Problems) Problems {
+	if s.Reference || len(s.Results) == 0 {
+		return ps
+	}
+	predicted, gold := 0, 0
+	for i := range s.Results {
+		r := &s.Results[i]
+		if slices.Contains(r.FailureModes, emptyPatchMode) {
+			continue
+		}
+		predicted++
+		if r.HasFlag(FlagGoldIdentical) {
+			gold++
+		}
+	}
+	if predicted == 0 || gold*goldShareDen <= predicted*goldShareNum {
+		return ps
+	}
+	mf := filepath.Join(s.Dir, MetadataFile)
+	s.metaLines.add(&ps, mf, "reference",
+		"is false but %d of the %d predictions in %s are flagged %s (near-identical to the gold patch): a submission of the gold patches is a baseline, not a ranked system; set reference = true",
+		gold, predicted, ResultsFile, quote(FlagGoldIdentical))
+	return ps
+}
+
+// emptyPatchMode is the failure mode cmd/eval records for an empty
+// prediction: such a result has no prediction to compare with the gold.
+const emptyPatchMode = "EmptyPatch"
