@@ -19,7 +19,15 @@ type Limits struct {
 	Memory   int64 // bytes of memory; swap is disabled (memory+swap = memory)
 	NanoCPUs int64 // CPU quota in units of 1e-9 CPUs (1e9 = one CPU)
 	Pids     int64 // number of processes and threads, which contains fork bombs
+	// Tmp bounds each of the world-writable folders (/tmp, /var/tmp,
+	// /run/lock), which become tmpfs mounts of this size (counted in the
+	// memory limit too). With the code under test run as a user who can
+	// write nowhere else, it bounds what tests can write.
+	Tmp int64
 }
+
+// tmpDirs are the folders of a Debian image that any user can write to.
+var tmpDirs = []string{"/tmp", "/var/tmp", "/run/lock"}
 
 // Spec describes a container to start.
 type Spec struct {
@@ -83,6 +91,12 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	}
 	if spec.Limits.Memory > 0 {
 		host.Resources.MemorySwap = spec.Limits.Memory
+	}
+	if spec.Limits.Tmp > 0 {
+		host.Tmpfs = map[string]string{}
+		for _, d := range tmpDirs {
+			host.Tmpfs[d] = fmt.Sprintf("rw,nosuid,nodev,mode=1777,size=%d", spec.Limits.Tmp)
+		}
 	}
 	if spec.Limits.Pids > 0 {
 		pids := spec.Limits.Pids

@@ -35,6 +35,18 @@ type RunOptions struct {
 	Columns int
 	// Args are further pytest arguments, put before the file.
 	Args []string
+
+	// Runner, when set, is the path of [RunnerFile] in the container: pytest
+	// then runs through it as User (UID:GID, not root), with plugin
+	// autoloading off, and the plugin's stream reaches JSONL through a pipe
+	// that only the runner, as root, writes to the file (see runner.py).
+	// PluginDir and PythonPath are then put on sys.path by the runner:
+	// PythonPath after everything else, so that it cannot shadow a module.
+	Runner string
+	User   string
+	// CopyJUnitTo, with Runner, is where the runner copies the JUnit XML
+	// after pytest ends (Docker cannot copy out of a tmpfs mount).
+	CopyJUnitTo string
 }
 
 // Command returns the argv that runs o's file:
@@ -51,7 +63,21 @@ func Command(o RunOptions) []string {
 	if py == "" {
 		py = "python3"
 	}
-	argv := []string{py, "-m", "pytest", "-rA", "--color=no", "-p", "no:cacheprovider"}
+	argv := []string{py, "-m", "pytest"}
+	if o.Runner != "" {
+		argv = []string{py, "-I", o.Runner, "--user", o.User, "--stream", o.JSONL, "--cwd", o.Root}
+		if o.PluginDir != "" {
+			argv = append(argv, "--plugin-dir", o.PluginDir)
+		}
+		for _, p := range o.PythonPath {
+			argv = append(argv, "--path", p)
+		}
+		if o.CopyJUnitTo != "" {
+			argv = append(argv, "--copy", o.JUnitXML, o.CopyJUnitTo)
+		}
+		argv = append(argv, "--")
+	}
+	argv = append(argv, "-rA", "--color=no", "-p", "no:cacheprovider")
 	if o.Root != "" {
 		argv = append(argv, "--rootdir="+o.Root)
 	}
@@ -59,8 +85,10 @@ func Command(o RunOptions) []string {
 	if o.JUnitXML != "" {
 		argv = append(argv, "--junitxml="+o.JUnitXML)
 	}
-	argv = append(argv, "-p", PluginModule)
-	if o.JSONL != "" {
+	if o.Runner == "" {
+		argv = append(argv, "-p", PluginModule)
+	}
+	if o.JSONL != "" && o.Runner == "" {
 		argv = append(argv, "--featbench-jsonl="+o.JSONL)
 	}
 	if o.Timeout > 0 {
@@ -95,6 +123,10 @@ func Env(o RunOptions) []string {
 		"COLUMNS=" + strconv.Itoa(cols),
 		"PYTHONDONTWRITEBYTECODE=1",
 		"PYTHONIOENCODING=utf-8",
+	}
+	if o.Runner != "" {
+		// The runner sets up sys.path itself; HOME is one the user can write.
+		return append(env, "HOME=/tmp")
 	}
 	if len(path) > 0 {
 		env = append(env, "PYTHONPATH="+strings.Join(path, ":"))

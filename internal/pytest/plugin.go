@@ -9,6 +9,27 @@ import (
 //go:embed plugin.py
 var pluginSource string
 
+//go:embed runner.py
+var runnerSource string
+
+// RunnerFile is the name the runner is installed under (see
+// [RunOptions].Runner).
+const RunnerFile = "featbench_run.py"
+
+// RunnerSource returns the runner's Python source.
+func RunnerSource() []byte { return []byte(runnerSource) }
+
+//go:embed guard.py
+var guardSource string
+
+// GuardFile is the name the guard is installed under: run as root with
+// python3 -I, it puts a repository's test infrastructure back as its HEAD
+// has it (see guard.py).
+const GuardFile = "featbench_guard.py"
+
+// GuardSource returns the guard's Python source.
+func GuardSource() []byte { return []byte(guardSource) }
+
 // The plugin's module name, for "-p", and the file name it must be installed
 // under in a folder on PYTHONPATH.
 const (

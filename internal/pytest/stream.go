@@ -7,18 +7,20 @@ import (
 
 // streamEvent is one line of the plugin's JSON stream.
 type streamEvent struct {
-	Event      string  `json:"event"` // sessionstart, start, report, collect, sessionfinish
-	NodeID     string  `json:"nodeid"`
-	When       string  `json:"when"`
-	Outcome    string  `json:"outcome"`
-	ExcType    string  `json:"exc_type"`
-	Message    string  `json:"message"`
-	WasXFail   *string `json:"wasxfail"`
-	Duration   float64 `json:"duration"`
-	ExitStatus *int    `json:"exitstatus"`
-	Pytest     string  `json:"pytest"`
-	Python     string  `json:"python"`
-	Rootdir    string  `json:"rootdir"`
+	Event      string   `json:"event"` // sessionstart, start, report, collect, sessionfinish
+	NodeID     string   `json:"nodeid"`
+	When       string   `json:"when"`
+	Outcome    string   `json:"outcome"`
+	ExcType    string   `json:"exc_type"`
+	Message    string   `json:"message"`
+	WasXFail   *string  `json:"wasxfail"`
+	Duration   float64  `json:"duration"`
+	ExitStatus *int     `json:"exitstatus"`
+	Pytest     string   `json:"pytest"`
+	Python     string   `json:"python"`
+	Rootdir    string   `json:"rootdir"`
+	OK         *bool    `json:"ok"`       // check: pytest's machinery is as it started
+	Problems   []string `json:"problems"` // check: what changed
 }
 
 // stream is what the JSON lines say.
@@ -33,6 +35,13 @@ type stream struct {
 	order    []string
 	tests    map[string]*streamTest
 	collect  []streamEvent
+	// checks counts the plugin's integrity checks (one after each test and
+	// one at the end); trusted are the tests an intact check followed;
+	// problems are what a failed check saw.
+	checks   int
+	trusted  map[string]bool
+	pending  []string
+	problems []string
 }
 
 // streamTest gathers the reports of one test, by phase.
@@ -41,7 +50,7 @@ type streamTest struct {
 }
 
 func parseStream(data []byte) stream {
-	s := stream{tests: map[string]*streamTest{}}
+	s := stream{tests: map[string]*streamTest{}, trusted: map[string]bool{}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return s
 	}
@@ -67,7 +76,21 @@ func parseStream(data []byte) stream {
 			s.running = ev.NodeID
 		case "collect":
 			s.collect = append(s.collect, ev)
+		case "check":
+			s.checks++
+			if ev.OK != nil && *ev.OK {
+				for _, id := range s.pending {
+					s.trusted[id] = true
+				}
+			} else {
+				s.problems = append(s.problems, ev.Problems...)
+				if len(ev.Problems) == 0 {
+					s.problems = append(s.problems, "the plugin's check failed")
+				}
+			}
+			s.pending = s.pending[:0]
 		case "report":
+			s.pending = append(s.pending, ev.NodeID)
 			t := s.tests[ev.NodeID]
 			if t == nil {
 				t = &streamTest{phases: map[string]streamEvent{}}

@@ -1,0 +1,128 @@
+package pytest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Integrity is whether a run's outcomes can be believed. The code under
+// test shares pytest's process, so it can change how outcomes are made and
+// reported; what it changes is seen here, from the plugin's checks (see
+// plugin.py's _Guard) and from the channels that report outcomes
+// disagreeing: the plugin's stream (through a pipe the tests cannot
+// rewrite, when the harness's runner started pytest), the JUnit XML, the
+// -rA summary and the exit status.
+type Integrity struct {
+	// Checked says the plugin checked pytest's machinery at least once.
+	Checked bool `json:"checked"`
+	// Problems is the tampering seen; empty when none was.
+	Problems []string `json:"problems,omitempty"`
+	trusted  map[string]bool
+	tests    []string // every test id of the stream, in order
+}
+
+// Trusted reports whether the outcome of id (a node id, or a file or class
+// id standing for the tests under it) was reported with pytest's machinery
+// intact: an intact check followed every report of it. A run killed before
+// its next check leaves its last outcomes untrusted.
+func (g Integrity) Trusted(id string) bool {
+	if g.trusted[id] {
+		return true
+	}
+	n := 0
+	for _, t := range g.tests {
+		if t == id || strings.HasPrefix(t, id+"::") {
+			if !g.trusted[t] {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// Verify reads in's channels for tampering. rep is Parse's report of in.
+func Verify(in Input, rep *Report) Integrity {
+	s := parseStream(in.JSONL)
+	g := Integrity{Checked: s.checks > 0, trusted: s.trusted, tests: s.order}
+	bad := func(format string, args ...any) {
+		if len(g.Problems) < 20 {
+			g.Problems = append(g.Problems, fmt.Sprintf(format, args...))
+		}
+	}
+	for _, p := range s.problems {
+		bad("pytest's machinery changed: %s", p)
+	}
+	for _, d := range rep.Disagreements {
+		bad("%s: the JUnit XML says %s, the -rA summary %s", d.ID, orNone(d.JUnit), orNone(d.Summary))
+	}
+	// The stream against the JUnit XML, test by test.
+	j := parseJUnit(in.JUnitXML)
+	inXML := map[string]bool{}
+	for i := range j.cases {
+		c := &j.cases[i]
+		id, ok := c.prop(propNodeID)
+		if !ok {
+			continue
+		}
+		r, collector := caseResult(c)
+		if collector {
+			continue
+		}
+		inXML[id] = true
+		st := s.tests[id]
+		if st == nil {
+			if s.present {
+				bad("%s: in the JUnit XML (%s) but not in the plugin's stream", id, r.status)
+			}
+			continue
+		}
+		sr, ok := st.result()
+		if ok && failing(sr.status) != failing(r.status) {
+			bad("%s: the JUnit XML says %s, the plugin's stream %s", id, r.status, sr.status)
+		}
+	}
+	if j.complete {
+		for _, id := range s.order {
+			if r, ok := s.tests[id].result(); ok && !inXML[id] {
+				bad("%s: in the plugin's stream (%s) but not in the complete JUnit XML", id, r.status)
+			}
+		}
+	}
+	// pytest exits 0 only at the end of a session in which nothing failed.
+	if in.ExitCode == 0 && !in.TimedOut {
+		if !s.finished || s.checks == 0 {
+			bad("pytest exited 0, but its session did not reach the end the plugin reports")
+		}
+		for _, id := range s.order {
+			if r, ok := s.tests[id].result(); ok && failing(r.status) {
+				bad("pytest exited 0, but %s %s", id, r.status)
+				break
+			}
+		}
+		for _, c := range s.collect {
+			if c.Outcome == "failed" {
+				bad("pytest exited 0, but collecting %s failed", c.NodeID)
+				break
+			}
+		}
+	}
+	return g
+}
+
+// failing is what every channel agrees on when nothing was tampered with:
+// whether a test failed, whatever the words for it.
+func failing(s Status) bool {
+	switch s {
+	case StatusFailed, StatusError, StatusTimeout, StatusCollectionError:
+		return true
+	}
+	return false
+}
+
+func orNone(s Status) string {
+	if s == "" {
+		return "nothing"
+	}
+	return string(s)
+}
