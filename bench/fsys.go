@@ -58,6 +58,7 @@ type tree struct {
 	submissions []*folder // data/submissions/<name>/<version>/<split>/<folder>/
 	logos       []*entry  // data/logos/*
 	checked     *entry    // data/checked.toml
+	lock        *entry    // data/datasets.lock.toml
 }
 
 // Where each kind of folder sits, in path segments below the data root.
@@ -159,6 +160,8 @@ func scan(root string) (*tree, Problems, error) {
 			// Allowed in every folder.
 		case rel == CheckedFile:
 			t.checked = e
+		case rel == LockFile:
+			t.lock = e
 		case len(parts) == 2 && parts[0] == LogosDir:
 			t.logos = append(t.logos, e)
 		case misplacedName(e.name) != "":
@@ -199,7 +202,7 @@ func layoutHint(dir []string) string {
 	}
 	switch {
 	case len(dir) == 0:
-		return "data/ holds only datasets/, submissions/, logos/, " + CheckedFile + " and " + ReadmeFile
+		return "data/ holds only datasets/, submissions/, logos/, " + CheckedFile + ", " + LockFile + " and " + ReadmeFile
 	case top == "datasets" && len(dir) == datasetDepth:
 		return "a dataset folder holds only " + ManifestFile + ", " + InstancesFile + ", " + CollectionFile + " and " + ReadmeFile
 	case top == "datasets":
@@ -222,8 +225,8 @@ func misplacedName(name string) string {
 		return "data/datasets/<name>/<version>/"
 	case submissionFile(name) && name != ReadmeFile:
 		return "data/submissions/<name>/<version>/<split>/<YYYYMMDD>_<slug>/"
-	case name == CheckedFile:
-		return "data/" + CheckedFile
+	case name == CheckedFile, name == LockFile:
+		return "data/" + name
 	}
 	return ""
 }

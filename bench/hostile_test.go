@@ -191,7 +191,7 @@ func wantProblem(t *testing.T, ps bench.Problems, w want) {
 func TestLoadUnexpectedFiles(t *testing.T) {
 	runCases(t, []hostileCase{
 		{"file at the top", writeFile("notes.txt", "x"),
-			want{"data/notes.txt", 0, "", "unexpected file: data/ holds only datasets/, submissions/, logos/, checked.toml and README.md"}},
+			want{"data/notes.txt", 0, "", "unexpected file: data/ holds only datasets/, submissions/, logos/, checked.toml, datasets.lock.toml and README.md"}},
 		{"script in a submission folder", writeFile(tinyDir+"/run.sh", "#!/bin/sh"),
 			want{tinyDir + "/run.sh", 0, "", "unexpected file: a submission folder holds only metadata.toml, results.jsonl"}},
 		{"file in a dataset folder", writeFile("datasets/alpha/v1/instances.json", "{}"),

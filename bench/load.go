@@ -23,6 +23,10 @@ type Data struct {
 	// Logos are the organisation logos of data/logos/, by OrgKey of the
 	// organisation's name.
 	Logos map[string]Logo
+	// Unlocked names the dataset versions ("name/version") that
+	// data/datasets.lock.toml does not list: unpublished, still free to
+	// change. Empty when there is no lock.
+	Unlocked []string
 }
 
 // Dataset returns the dataset version with the key "name/version", or nil.
@@ -164,8 +168,9 @@ func LoadDatasets(ctx context.Context, root string) (*Data, error) {
 	}
 	prefix := filepath.Join(root, "datasets") + string(filepath.Separator)
 	var own Problems
+	lock := filepath.Join(root, LockFile)
 	for _, p := range ps {
-		if strings.HasPrefix(p.File, prefix) || p.File == root {
+		if strings.HasPrefix(p.File, prefix) || p.File == root || p.File == lock {
 			own = append(own, p)
 		}
 	}
@@ -191,6 +196,9 @@ func loadDatasets(root string) (data *Data, t *tree, ps Problems, broken map[str
 	}
 	data = &Data{}
 	broken = map[string]bool{} // dataset versions that failed to load
+	var lps Problems
+	data.Unlocked, lps = checkLock(t)
+	ps = append(ps, lps...)
 
 	for _, f := range t.datasets {
 		key := strings.TrimPrefix(f.rel, "datasets/")

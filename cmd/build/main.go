@@ -4,6 +4,7 @@
 //	go run ./cmd/build --check                  validate data/ and write nothing
 //	go run ./cmd/build --serve localhost:8080   serve the site and rebuild on changes
 //	go run ./cmd/build --attest ID              print the data/checked.toml entry of a submission
+//	go run ./cmd/build --lock NAME/VERSION      print the data/datasets.lock.toml entry of a dataset version
 package main
 
 import (
@@ -28,11 +29,12 @@ func main() {
 
 // usageLine names every flag: TestUsageNamesEveryFlag keeps it so.
 const usageLine = "usage: build [--check] [--serve ADDR] [--root DIR] [--config FILE] [--require-local-charts]\n" +
-	"             [--cpuprofile FILE] [--memprofile FILE] [--attest SUBMISSION-ID]"
+	"             [--cpuprofile FILE] [--memprofile FILE] [--attest SUBMISSION-ID]\n" +
+	"             [--lock NAME/VERSION]"
 
 type flags struct {
-	check, requireLocal                                  bool
-	serve, root, cfgPath, cpuProfile, memProfile, attest string
+	check, requireLocal                                        bool
+	serve, root, cfgPath, cpuProfile, memProfile, attest, lock string
 }
 
 func newFlagSet(f *flags) *flag.FlagSet {
@@ -47,6 +49,8 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a memory profile of the build to `FILE` when it ends (go tool pprof -sample_index=alloc_space)")
 	fs.StringVar(&f.attest, "attest", "", "print the data/checked.toml entry attesting the submission `SUBMISSION-ID`\n"+
 		"(name/version/split/folder) as its files are now, and write nothing")
+	fs.StringVar(&f.lock, "lock", "", "print the data/datasets.lock.toml entry publishing the dataset version `NAME/VERSION`\n"+
+		"as its files are now, and write nothing")
 	return fs
 }
 
@@ -101,11 +105,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case f.attest != "":
 		return attest(opts, f.attest, stdout, stderr)
+	case f.lock != "":
+		return lock(opts, f.lock, stdout, stderr)
 	case f.check:
 		data, err := site.Check(ctx, opts)
 		if err != nil {
 			fmt.Fprintln(stderr, "build --check:", err)
 			return 1
+		}
+		// An unpublished version may still change: said, not refused, so
+		// that a new dataset can be previewed before a maintainer locks it.
+		for _, key := range data.Unlocked {
+			fmt.Fprintf(stderr, "warning: dataset %s is not in data/%s: unpublished, its files may still change (`go run ./cmd/build --lock %s` prints its entry)\n", key, bench.LockFile, key)
 		}
 		for _, w := range site.Warnings(opts) {
 			fmt.Fprintln(stderr, "warning:", w)
@@ -155,6 +166,19 @@ func attest(opts site.Options, id string, stdout, stderr io.Writer) int {
 	a := bench.Attestation{Submission: id, SHA256: sum, By: "FeatBench maintainers", Date: time.Now()}
 	fmt.Fprintf(stderr, "add this to data/checked.toml once you have re-run %s (set by and note):\n", id)
 	fmt.Fprint(stdout, a.TOML())
+	return 0
+}
+
+// lock prints the data/datasets.lock.toml entry of a dataset version, for
+// a maintainer publishing a version written by hand.
+func lock(opts site.Options, key string, stdout, stderr io.Writer) int {
+	e, err := bench.DatasetLock(opts.DataDir(), key)
+	if err != nil {
+		fmt.Fprintln(stderr, "build --lock:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "add this to data/%s to publish %s; its files may not change afterwards:\n", bench.LockFile, key)
+	fmt.Fprint(stdout, e.TOML())
 	return 0
 }
 

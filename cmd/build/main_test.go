@@ -130,6 +130,68 @@ func TestAttestPrintsTheEntry(t *testing.T) {
 	}
 }
 
+// A published dataset version is locked: --lock prints its entry, --check
+// warns about a version without one and fails when a locked file changes,
+// naming the file and the version.
+func TestCheckHonoursTheLock(t *testing.T) {
+	root := project(t, 20, 2)
+	dirs, err := filepath.Glob(filepath.Join(root, "data", "datasets", "*", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no dataset in the synthetic project (%v)", err)
+	}
+	rel, _ := filepath.Rel(filepath.Join(root, "data", "datasets"), dirs[0])
+	key := filepath.ToSlash(rel)
+	check := func(wantCode int) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"--root", root, "--check"}, &stdout, &stderr); code != wantCode {
+			t.Fatalf("build --check exits %d, want %d: %s", code, wantCode, stderr.String())
+		}
+		return stderr.String()
+	}
+	lockFile := filepath.Join(root, "data", bench.LockFile)
+	if err := os.WriteFile(lockFile, []byte("# nothing published yet\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := check(0); !strings.Contains(out, "warning: dataset "+key+" is not in data/"+bench.LockFile+": unpublished") {
+		t.Errorf("build --check does not report %s unpublished:\n%s", key, out)
+	}
+
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--root", root, "--lock", key}, &stdout, &stderr); code != 0 {
+		t.Fatalf("build --lock exits %d: %s", code, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "[[locked]]\ndataset = \""+key+"\"\n") {
+		t.Errorf("build --lock printed\n%s", stdout.String())
+	}
+	if err := os.WriteFile(lockFile, stdout.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := check(0); strings.Contains(out, "dataset "+key+" is not in") {
+		t.Errorf("build --check reports the locked %s unpublished:\n%s", key, out)
+	}
+
+	inst := filepath.Join(dirs[0], bench.InstancesFile)
+	raw, err := os.ReadFile(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A valid instance still: only its problem statement gains a word.
+	edited := bytes.Replace(raw, []byte(`"problem_statement":"`), []byte(`"problem_statement":"Easy. `), 1)
+	if bytes.Equal(edited, raw) {
+		t.Fatalf("no problem statement in %s", inst)
+	}
+	if err := os.WriteFile(inst, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := check(1); !strings.Contains(out, inst+": differs from the published dataset version "+key) {
+		t.Errorf("build --check with an edited locked file says:\n%s", out)
+	}
+	if code := run([]string{"--root", root, "--lock", "no/such"}, &stdout, &stderr); code != 1 {
+		t.Errorf("build --lock of a missing dataset version exits %d, want 1", code)
+	}
+}
+
 // tree hashes every file under dir and lists every folder.
 func tree(t *testing.T, dir string) map[string]string {
 	t.Helper()
