@@ -245,14 +245,43 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 	if err := atomicfile.WriteJSON(filepath.Join(dir, bench.CollectionFile), rep.Collection); err != nil {
 		return err
 	}
+	return publish(ctx, stage, name+"/"+version, out)
+}
+
+// publish moves the dataset version key, staged in the data folder stage,
+// to out and adds its entry to the lock of out's data folder
+// (bench.LockFile), both or neither: a version collect wrote is published,
+// so that no later change to it goes unnoticed. It is checked first by the
+// data model's loader, against a staged lock of the new entry alone.
+func publish(ctx context.Context, stage, key, out string) error {
+	dir := filepath.Join(stage, "datasets", filepath.FromSlash(key))
+	e, err := bench.DatasetLock(stage, key)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(stage, bench.LockFile), []byte(e.TOML())); err != nil {
+		return err
+	}
 	if _, err := bench.LoadDatasets(ctx, stage); err != nil {
 		return fmt.Errorf("the written dataset does not load (a bug in cmd/collect): %w", err)
+	}
+	dataDir := filepath.Dir(filepath.Dir(filepath.Dir(out)))
+	lock, err := bench.AddToLock(dataDir, e)
+	if err != nil {
+		return fmt.Errorf("publishing %s: %w", key, err)
 	}
 	if err := refuseExisting(out); err != nil {
 		return err
 	}
 	if err := os.Rename(dir, out); err != nil {
 		return fmt.Errorf("moving the dataset into place: %w", err)
+	}
+	if err := atomicfile.Write(filepath.Join(dataDir, bench.LockFile), lock); err != nil {
+		// Unpublished, the version could change unnoticed: take it back.
+		if rerr := os.Rename(out, dir); rerr != nil {
+			return fmt.Errorf("publishing %s: %w; %s stays in place unpublished (%v): add the entry `go run ./cmd/build --lock %s` prints", key, err, out, rerr, key)
+		}
+		return fmt.Errorf("publishing %s: %w", key, err)
 	}
 	return nil
 }
