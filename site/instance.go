@@ -82,10 +82,16 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 				sys.Resolved, sys.Applied = r.Resolved, r.PatchApplied
 				sys.Passed = strconv.Itoa(len(r.F2PPassed)) + " of " + strconv.Itoa(len(in.FailToPass))
 				sys.Failures = strings.Join(r.FailureModes, ", ")
+				sys.Flags = flagViews(r.Flags)
 			}
 			p.Systems = append(p.Systems, sys)
 		}
 	}
+	lists := make([][]templates.Flag, 0, len(p.Systems))
+	for _, s := range p.Systems {
+		lists = append(lists, s.Flags)
+	}
+	p.FlagLegend = flagLegend(lists...)
 	return p
 }
 

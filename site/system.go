@@ -50,6 +50,7 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 	}
 	s.Links = submissionLinks(latest, "")
 	var results [][]bench.Result
+	var subs []*bench.Submission
 	for _, e := range entries {
 		bd := b.m.board(ds, e.sub.Split)
 		r := e.row
@@ -74,10 +75,12 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 			}
 		}
 		results = append(results, e.sub.Results)
+		subs = append(subs, e.sub)
 		if e.sub.PerInstance() {
 			s.Outcomes = append(s.Outcomes, b.outcomes(ds, e.sub))
 		}
 	}
+	s.Flags = flagCounts(subs)
 	for _, c := range metrics.FailureModes(results...) {
 		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})
 	}
@@ -132,9 +135,15 @@ func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.Out
 			o.F2P = strconv.Itoa(len(r.F2PPassed)) + "/" + strconv.Itoa(len(in.FailToPass))
 			o.P2P = strconv.Itoa(len(r.P2PPassed)) + "/" + strconv.Itoa(len(in.PassToPass))
 			o.Failures = strings.Join(r.FailureModes, ", ")
+			o.Flags = flagViews(r.Flags)
 		}
 		t.Rows = append(t.Rows, o)
 	}
+	lists := make([][]templates.Flag, 0, len(t.Rows))
+	for _, o := range t.Rows {
+		lists = append(lists, o.Flags)
+	}
+	t.Legend = flagLegend(lists...)
 	return t
 }
 

@@ -379,6 +379,7 @@ type SystemPage struct {
 	Repos         *RepoSystemTable
 	FailureModes  []Count
 	FailureChart  *Chart         // the failure modes as a chart (paper Figure 4)
+	Flags         []FlagCount    // integrity flags its results carry, over every split
 	Outcomes      []OutcomeTable // per split with per-instance results
 }
 
@@ -414,9 +415,10 @@ type SystemSplit struct {
 
 // OutcomeTable is a system's result on every instance of one split.
 type OutcomeTable struct {
-	Split string
-	Open  bool // shown expanded
-	Rows  []Outcome
+	Split  string
+	Open   bool // shown expanded
+	Rows   []Outcome
+	Legend []Flag // the integrity flags its rows show, explained under it
 }
 
 // Outcome is a system's result on one instance.
@@ -431,6 +433,28 @@ type Outcome struct {
 	F2P          string // "3 of 4"
 	P2P          string
 	Failures     string
+	Flags        []Flag // the prediction's integrity flags
+}
+
+// Flag is an integrity flag of a prediction, with what it means: shown as
+// its name, explained in a legend beside the table (and in a tooltip).
+type Flag struct {
+	Name        string
+	Explanation string
+}
+
+// FlagCount is how many of a system's results on each split carry a flag.
+type FlagCount struct {
+	Flag
+	Splits []SplitCount
+}
+
+// SplitCount is a number of a split's results, out of those the system
+// has on it.
+type SplitCount struct {
+	Split string
+	N     int
+	Of    int
 }
 
 // Count is a label with a number.
@@ -468,6 +492,7 @@ type InstancePage struct {
 	TopObjects   []string
 	Difficulty   Cell
 	Systems      []InstanceSystem
+	FlagLegend   []Flag    // the integrity flags Systems show, explained under them
 	RepoURL      string    // the repository's source, when the manifest gives it
 	CommitURL    string    // the base commit at its source, when it can be linked
 	Settings     []Setting // repo_settings, key by key, when it is a JSON object
@@ -492,6 +517,7 @@ type InstanceSystem struct {
 	Applied      bool
 	Passed       string
 	Failures     string
+	Flags        []Flag // the prediction's integrity flags
 }
 
 // ChartsPage holds the charts of a dataset version: those over its
