@@ -108,14 +108,15 @@ func flagNames() []string {
 
 // goldShareNum/goldShareDen is the share of a submission's predictions
 // above which a submission whose results say they are the gold patch must
-// be a reference row: more than half. A half and not "every one" so that a
-// few edited predictions cannot slip a copy of the gold patches onto the
-// leaderboard; a real system rarely writes the gold patch near verbatim,
-// and never on most instances.
-const goldShareNum, goldShareDen = 1, 2
+// be a reference row: more than two thirds. Not "every one", so that a few
+// edited predictions cannot slip a copy of the gold patches onto the
+// leaderboard; not lower, because on small features a system can write
+// the gold patch near verbatim (the example's tiny-agent does on 3 of its
+// 5): those instances carry the flag on the site, each one.
+const goldShareNum, goldShareDen = 2, 3
 
 // checkGoldCopies refuses a ranked submission whose predictions are the
-// gold patches: more than half of its results with a prediction (every
+// gold patches: more than two thirds of its results with a prediction (every
 // result but those of an empty patch) carry FlagGoldIdentical. Such a
 // submission is the gold baseline and can only be shown as a reference.
 func checkGoldCopies(s *Submission, ps Problems) Problems {

@@ -92,7 +92,7 @@ func TestLoadFlagsBroken(t *testing.T) {
 }
 
 // TestGoldCopies: a ranked submission whose predictions are flagged as
-// the gold patch, more than half of them, is refused; as a reference it
+// the gold patch, more than two thirds of them, is refused; as a reference it
 // loads, and so does one with half of them flagged, or whose only other
 // results are empty patches.
 func TestGoldCopies(t *testing.T) {
