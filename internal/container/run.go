@@ -19,9 +19,9 @@ type Limits struct {
 	Memory   int64 // bytes of memory; swap is disabled (memory+swap = memory)
 	NanoCPUs int64 // CPU quota in units of 1e-9 CPUs (1e9 = one CPU)
 	Pids     int64 // number of processes and threads, which contains fork bombs
-	// Tmp bounds each of the world-writable folders (/tmp, /var/tmp,
-	// /run/lock), which become tmpfs mounts of this size (counted in the
-	// memory limit too). With the code under test run as a user who can
+	// Tmp bounds the world-writable folders (/tmp, /var/tmp, /run/lock),
+	// which become tmpfs mounts (counted in the memory limit too): /tmp of
+	// this size, the others of a 64th of it. With the code under test run as a user who can
 	// write nowhere else, it bounds what tests can write.
 	Tmp int64
 }
@@ -94,8 +94,14 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	}
 	if spec.Limits.Tmp > 0 {
 		host.Tmpfs = map[string]string{}
-		for _, d := range tmpDirs {
-			host.Tmpfs[d] = fmt.Sprintf("rw,nosuid,nodev,mode=1777,size=%d", spec.Limits.Tmp)
+		// /tmp gets the bound; the others, which nothing needs much of,
+		// a sliver of it, so that together they stay within it.
+		for i, d := range tmpDirs {
+			size := spec.Limits.Tmp
+			if i > 0 {
+				size = max(spec.Limits.Tmp/64, 1<<20)
+			}
+			host.Tmpfs[d] = fmt.Sprintf("rw,nosuid,nodev,mode=1777,size=%d", size)
 		}
 	}
 	if spec.Limits.Pids > 0 {

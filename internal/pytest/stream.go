@@ -19,8 +19,9 @@ type streamEvent struct {
 	Pytest     string   `json:"pytest"`
 	Python     string   `json:"python"`
 	Rootdir    string   `json:"rootdir"`
-	OK         *bool    `json:"ok"`       // check: pytest's machinery is as it started
-	Problems   []string `json:"problems"` // check: what changed
+	OK         *bool    `json:"ok"`        // check: pytest's machinery is as it started
+	Problems   []string `json:"problems"`  // check: what changed
+	DiskFull   bool     `json:"disk_full"` // limits: a folder the tests may write to is full
 }
 
 // stream is what the JSON lines say.
@@ -42,6 +43,7 @@ type stream struct {
 	trusted  map[string]bool
 	pending  []string
 	problems []string
+	diskFull bool
 }
 
 // streamTest gathers the reports of one test, by phase.
@@ -76,6 +78,8 @@ func parseStream(data []byte) stream {
 			s.running = ev.NodeID
 		case "collect":
 			s.collect = append(s.collect, ev)
+		case "limits":
+			s.diskFull = s.diskFull || ev.DiskFull
 		case "check":
 			s.checks++
 			if ev.OK != nil && *ev.OK {

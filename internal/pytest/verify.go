@@ -17,6 +17,9 @@ type Integrity struct {
 	Checked bool `json:"checked"`
 	// Problems is the tampering seen; empty when none was.
 	Problems []string `json:"problems,omitempty"`
+	// DiskFull says the tests filled a folder they may write to (the
+	// runner's last word, written as root after pytest ended).
+	DiskFull bool `json:"disk_full,omitempty"`
 	trusted  map[string]bool
 	tests    []string // every test id of the stream, in order
 }
@@ -44,7 +47,7 @@ func (g Integrity) Trusted(id string) bool {
 // Verify reads in's channels for tampering. rep is Parse's report of in.
 func Verify(in Input, rep *Report) Integrity {
 	s := parseStream(in.JSONL)
-	g := Integrity{Checked: s.checks > 0, trusted: s.trusted, tests: s.order}
+	g := Integrity{Checked: s.checks > 0, DiskFull: s.diskFull, trusted: s.trusted, tests: s.order}
 	bad := func(format string, args ...any) {
 		if len(g.Problems) < 20 {
 			g.Problems = append(g.Problems, fmt.Sprintf(format, args...))
