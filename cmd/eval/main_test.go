@@ -69,6 +69,22 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestValidateUsage: validate's usage errors, before anything is read.
+func TestValidateUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate"}, "give the submission folder"},
+		{[]string{"validate", "x", "--rerun", "--seed", "-3"}, `--seed "-3": want an unsigned integer`},
+		{[]string{"validate", "x", "--seed", "many"}, `--seed "many"`},
+	} {
+		if _, errOut, code := runEval(t, c.args...); code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("eval %s: exit %d, %q; want a usage error with %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+}
+
 // TestRunErrors: an unknown dataset, instance or a prediction for another
 // dataset are clear errors before anything runs.
 func TestRunErrors(t *testing.T) {
@@ -199,8 +215,10 @@ func TestSubmitAndValidate(t *testing.T) {
 		"--predictions", filepath.Join(root, "examples", "predictions", "tiny-agent.jsonl"), "--run-id", "tiny"); code != 0 {
 		t.Fatalf("eval run: exit %d\n%s", code, errOut)
 	}
+	// A reference row: most of tiny-agent's predictions are copies of the
+	// gold patches, which a ranked submission may not be.
 	out, errOut, code := runEval(t, "submit", "tiny", "--root", root, "--slug", "new-agent", "--name", "New Agent", "--scaffold", "S", "--model", "M",
-		"--date", "2026-11-23", "--org", "Lab")
+		"--date", "2026-11-23", "--org", "Lab", "--reference")
 	if code != 0 {
 		t.Fatalf("eval submit: exit %d\n%s%s", code, out, errOut)
 	}
@@ -216,6 +234,20 @@ func TestSubmitAndValidate(t *testing.T) {
 			t.Errorf("validate %s: exit %d\n%s", dir, code, errOut)
 		}
 	}
+	// --rerun evaluates a seeded sample of eval.rerun_sample instances
+	// again: two here, the same two for the same seed.
+	cfg := filepath.Join(root, "featbench.toml")
+	raw, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(raw), "[eval]\n", "[eval]\nrerun_sample = 2\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runEval(t, "validate", lite, "--root", root, "--rerun", "--seed", "1")
+	if code != 0 || !strings.Contains(out, "and 2 of them with a new evaluation (seed 1") || !strings.Contains(errOut, "re-running 2 instances") {
+		t.Errorf("validate --rerun --seed 1: exit %d\n%s%s\nwant 2 instances re-run and agreeing", code, out, errOut)
+	}
 	meta, _ := os.ReadFile(filepath.Join(full, "metadata.toml"))
 	if !strings.Contains(string(meta), "date = 2026-11-23\n") {
 		t.Errorf("metadata.toml does not give a bare date:\n%s", meta)
@@ -224,7 +256,7 @@ func TestSubmitAndValidate(t *testing.T) {
 	// wrap-fill instance as resolved, its test lists edited to agree, so
 	// that build --check accepts it and only the logs can tell.
 	res := filepath.Join(full, "results.jsonl")
-	raw, err := os.ReadFile(res)
+	raw, err = os.ReadFile(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +285,27 @@ func TestSubmitAndValidate(t *testing.T) {
 	_, errOut, code = runEval(t, "validate", full, "--root", root)
 	if code == 0 || !strings.Contains(errOut, "featbench__textkit.test_wrap.812f8b16.lv2") || !strings.Contains(errOut, `field "resolved"`) {
 		t.Errorf("validate of an edited results.jsonl: exit %d\n%s\nwant a failure naming the instance and the field resolved", code, errOut)
+	}
+	// A token count edited in results.jsonl: the logs' reports say otherwise.
+	lines = strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for i, l := range lines {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r["instance_id"] == "featbench__textkit.test_wrap.812f8b16.lv2" {
+			n, _ := r["tokens_in"].(float64)
+			r["tokens_in"] = n + 1
+			b, _ := json.Marshal(r)
+			lines[i] = string(b)
+		}
+	}
+	if err := os.WriteFile(res, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runEval(t, "validate", full, "--root", root)
+	if code == 0 || !strings.Contains(errOut, "featbench__textkit.test_wrap.812f8b16.lv2: field \"tokens_in\"") {
+		t.Errorf("validate of an edited token count: exit %d\n%s\nwant a failure naming the instance and tokens_in", code, errOut)
 	}
 	// Without logs: only as reported figures.
 	if err := os.Remove(filepath.Join(lite, "logs.tar.gz")); err != nil {
