@@ -45,6 +45,7 @@ type Eval struct {
 	Pids            int     `toml:"pids"`              // a container's processes and threads
 	ImagePrefix     string  `toml:"image_prefix"`      // names of the images eval builds: <prefix>/base, <prefix>/env-<repo>
 	Runs            string  `toml:"runs"`              // the folder runs are written to, relative to the project root
+	RerunSample     int     `toml:"rerun_sample"`      // instances validate --rerun evaluates again; 0 for every one
 }
 
 // Site configures cmd/build.
@@ -92,6 +93,7 @@ func Default() Config {
 		Pids:            1024,
 		ImagePrefix:     "featbench",
 		Runs:            "runs",
+		RerunSample:     10,
 	}, Collect: Collect{
 		Work:    ".cache/collect",
 		Workers: 1,
@@ -597,6 +599,9 @@ func (c *checker) checkEval(e *Eval) {
 	}
 	if e.Runs == "" || checkChars(e.Runs) != nil {
 		c.add("eval.runs", "%q is not a folder name", e.Runs)
+	}
+	if e.RerunSample < 0 || e.RerunSample > 1_000_000 {
+		c.add("eval.rerun_sample", "is %d; want 0 (every instance) to 1000000", e.RerunSample)
 	}
 }
 

@@ -106,6 +106,15 @@ type Report struct {
 	RT           bool     `json:"rt"`          // every PASS_TO_PASS test passed
 	FailureModes []string `json:"failure_modes,omitempty"`
 	TimedOut     bool     `json:"timed_out,omitempty"`
+	// Flags are the prediction's integrity flags (internal/integrity),
+	// computed from the diff before anything runs.
+	Flags []string `json:"flags,omitempty"`
+	// Tampering is what the harness saw of the prediction changing how
+	// pytest makes or reports outcomes; any makes the instance unresolved
+	// (failure mode GraderTampering).
+	Tampering []string `json:"tampering,omitempty"`
+	// DiskLimit says the tests filled the space they may write to.
+	DiskLimit bool `json:"disk_limit,omitempty"`
 
 	TokensIn  *int64   `json:"tokens_in,omitempty"`
 	TokensOut *int64   `json:"tokens_out,omitempty"`

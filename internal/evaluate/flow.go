@@ -13,6 +13,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/patch"
 	"github.com/featbench/featbench/internal/pytest"
 )
@@ -27,8 +28,39 @@ const (
 	predFile  = "/fb/prediction.diff"
 	goldFile  = "/fb/patch.diff"
 	testFile  = "/fb/test_patch.diff"
+	runner    = fbDir + "/" + pytest.RunnerFile
+	guard     = fbDir + "/" + pytest.GuardFile
 	maxOutput = 4 << 20 // bytes kept of one command's output
+
+	// What the prediction's code runs as: not root, so it can change
+	// neither the repository, the tests, pytest nor the harness's files;
+	// it writes only to the size-bounded temporary folders.
+	testUser  = "65534:65534" // nobody:nogroup, in every Debian image
+	junitDir  = "/tmp/featbench-junit"
+	agentSite = "/tmp/featbench-agent" // level 2: the prediction, installed by the tests' user
 )
+
+// asTestUser runs argv as testUser, without root's groups.
+func asTestUser(argv ...string) []string {
+	return append([]string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp"}, argv...)
+}
+
+// sealScript leaves the starting point as the only commit of the repository
+// (no earlier commit, reflog, tag, stash or object holds the removed code),
+// without compiled copies of the code or pip's cache, and removes the gold
+// patch from the container unless the flow still needs it (keepGold).
+func sealScript(keepGold bool) string {
+	s := `set -e
+rm -rf .git /root/.cache
+find . -name __pycache__ -prune -exec rm -rf {} +
+find . -name '*.py[co]' -delete
+git init -q && git add -A -f && git commit -q --allow-empty --no-verify -m base
+`
+	if !keepGold {
+		s += "rm -f " + goldFile + "\n"
+	}
+	return s
+}
 
 // Task is one instance and attempt to evaluate.
 type Task struct {
@@ -81,6 +113,7 @@ func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Write
 	if f.agent {
 		rep.Flow = "agent_code"
 	}
+	rep.Flags = integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold)
 	if lim.Instance > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Instance)
@@ -94,7 +127,7 @@ func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Write
 		}
 	}()
 	box, err := eng.Start(ctx, container.Spec{
-		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: lim.Container,
+		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(lim),
 	})
 	if err != nil {
 		return rep, f.files, fmt.Errorf("starting a container from %s: %w", t.Image, err)
@@ -114,18 +147,24 @@ func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Write
 	return rep, f.files, nil
 }
 
+// containerLimits are lim's container limits, with what the tests may
+// write bounded: half the memory they may use (tmpfs pages count in it),
+// else 1 GiB, unless set.
+func containerLimits(lim Limits) container.Limits {
+	cl := lim.Container
+	if cl.Tmp <= 0 {
+		cl.Tmp = 1 << 30
+		if cl.Memory > 0 {
+			cl.Tmp = cl.Memory / 2
+		}
+	}
+	return cl
+}
+
 // run is the flow's steps.
 func (f *flow) run(ctx context.Context) error {
-	in := f.t.Instance
-	files := []container.File{
-		{Path: "prediction.diff", Mode: 0o644, Data: f.t.Prediction.Patch},
-		{Path: "patch.diff", Mode: 0o644, Data: []byte(in.Patch)},
-		{Path: "test_patch.diff", Mode: 0o644, Data: []byte(in.TestPatch)},
-		{Path: "plugin/" + pytest.PluginFile, Mode: 0o644, Data: pytest.PluginSource()},
-		{Path: "out/.keep", Mode: 0o644},
-	}
-	if err := f.box.CopyIn(ctx, fbDir, files); err != nil {
-		return fmt.Errorf("copying the patches into the container: %w", err)
+	if err := f.copyIn(ctx); err != nil {
+		return err
 	}
 	if err := f.setUp(ctx); err != nil {
 		return err
@@ -141,6 +180,25 @@ func (f *flow) run(ctx context.Context) error {
 		return err
 	}
 	f.grade()
+	return nil
+}
+
+// copyIn brings what the harness needs into the container: the
+// prediction, the instance's patches, the plugin, the runner and the guard.
+func (f *flow) copyIn(ctx context.Context) error {
+	in := f.t.Instance
+	files := []container.File{
+		{Path: "prediction.diff", Mode: 0o644, Data: f.t.Prediction.Patch},
+		{Path: "patch.diff", Mode: 0o644, Data: []byte(in.Patch)},
+		{Path: "test_patch.diff", Mode: 0o644, Data: []byte(in.TestPatch)},
+		{Path: "plugin/" + pytest.PluginFile, Mode: 0o644, Data: pytest.PluginSource()},
+		{Path: pytest.RunnerFile, Mode: 0o644, Data: pytest.RunnerSource()},
+		{Path: pytest.GuardFile, Mode: 0o644, Data: pytest.GuardSource()},
+		{Path: "out/.keep", Mode: 0o644},
+	}
+	if err := f.box.CopyIn(ctx, fbDir, files); err != nil {
+		return fmt.Errorf("copying the patches into the container: %w", err)
+	}
 	return nil
 }
 
@@ -192,7 +250,7 @@ func (f *flow) setUp(ctx context.Context) error {
 	if f.agent {
 		// From scratch: an empty folder of the agent's own.
 		return f.step(ctx, "making the agent's empty folder", "/",
-			"sh", "-c", "mkdir -p "+agentDir+" && cd "+agentDir+" && git init -q && git commit -q --allow-empty -m start")
+			"sh", "-c", "mkdir -p "+agentDir+" && cd "+agentDir+" && git init -q && git commit -q --allow-empty -m start && rm -f "+goldFile)
 	}
 	if f.masked {
 		if in.Patch != "" {
@@ -217,7 +275,7 @@ func (f *flow) setUp(ctx context.Context) error {
 			}
 		}
 	}
-	return f.step(ctx, "committing the base", repoDir, "sh", "-c", "git add -A && git commit -q --allow-empty -m base")
+	return f.step(ctx, "committing the base as the repository's only commit", repoDir, "sh", "-c", sealScript(f.t.Gold && f.masked))
 }
 
 // apply applies the prediction through the apply chain, resetting the tree
@@ -306,52 +364,56 @@ func patchOf(raw []byte) *patch.Patch {
 	return p
 }
 
-// addTests puts the instance's tests in place: what the prediction changed
-// in the test patch's files is put back first, so an agent cannot edit the
-// tests that grade it.
+// addTests puts the instance's tests in place. Level 2: the prediction is
+// installed by the tests' user (its build runs its code), whose processes
+// are then killed. Level 1: the guard puts every test file and piece of
+// pytest infrastructure back as the base has it (the prediction's are
+// removed), so an agent cannot edit what grades it; then the test patch
+// goes on.
 func (f *flow) addTests(ctx context.Context) error {
 	in := f.t.Instance
 	if f.agent {
-		ok := true
-		res, err := f.exec(ctx, agentDir, f.lim.TestFile, "pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", agentDir)
+		script := `chown -R 65534:65534 ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown 65534:65534 ` + agentSite + `
+` + shellQuote(asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--target", agentSite, agentDir)) + `
+rc=$?
+` + shellQuote(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
+exit $rc`
+		res, err := f.exec(ctx, agentDir, f.lim.TestFile, "sh", "-c", script)
 		if err != nil {
 			return fmt.Errorf("installing the prediction as agent_code: %w", err)
 		}
-		ok = res.ExitCode == 0
+		ok := res.ExitCode == 0
 		f.rep.InstallOK = &ok
 		if in.TestPatch != "" {
-			return f.step(ctx, "applying the level 2 test patch", repoDir, "git", "apply", "-v", testFile)
+			return f.step(ctx, "applying the level 2 test patch", repoDir, "sh", "-c",
+				"git apply -v "+testFile+" && rm -f "+testFile+" && "+junitSetup)
 		}
-		return nil
+		return f.step(ctx, "making the JUnit folder", "/", "sh", "-c", junitSetup)
 	}
-	if f.masked {
-		files := f2pFiles(in)
-		if len(files) > 0 {
-			if err := f.step(ctx, "removing what the prediction wrote in the fail-to-pass test files", repoDir, append([]string{"rm", "-f", "--"}, files...)...); err != nil {
-				return err
-			}
-		}
-		if in.TestPatch != "" {
-			return f.step(ctx, "restoring the fail-to-pass test files (the test patch reversed)", repoDir, "git", "apply", "-v", "-R", testFile)
-		}
-		return nil
-	}
-	if in.TestPatch == "" {
-		return nil
+	files := f2pFiles(in)
+	for _, id := range in.PassToPass {
+		files = append(files, testFileOf(id))
 	}
 	if tp := patchOf([]byte(in.TestPatch)); tp != nil {
-		if files := testPatchFiles(tp); len(files) > 0 {
-			// Each file as the base has it: checked out, or removed when
-			// the base has none.
-			script := `for f; do git checkout -q HEAD -- "$f" 2>/dev/null || rm -f -- "$f"; done`
-			if err := f.step(ctx, "putting back the test patch's files as the base has them", repoDir,
-				append([]string{"sh", "-c", script, "sh"}, files...)...); err != nil {
-				return err
-			}
-		}
+		files = append(files, testPatchFiles(tp)...)
 	}
-	return f.step(ctx, "applying the test patch", repoDir, "git", "apply", "-v", testFile)
+	apply := "git apply -v " + testFile
+	if f.masked {
+		apply = "git apply -v -R " + testFile
+	}
+	script := `set -e
+python3 -I ` + guard + ` ` + repoDir + ` "$@"
+`
+	if in.TestPatch != "" {
+		script += apply + "\n"
+	}
+	script += "rm -f " + testFile + "\n" + junitSetup
+	return f.step(ctx, "putting the tests and pytest's configuration back as the dataset has them", repoDir,
+		append([]string{"sh", "-c", script, "sh"}, files...)...)
 }
+
+// junitSetup makes the folder the tests' user writes JUnit XML to.
+const junitSetup = "mkdir -p " + junitDir + " && chown 65534:65534 " + junitDir
 
 // testPatchFiles are the paths a test patch touches, old and new.
 func testPatchFiles(p *patch.Patch) []string {
@@ -435,11 +497,18 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	opts := pytest.RunOptions{
 		Root:      repoDir,
 		File:      files[0],
-		JUnitXML:  outDir + "/" + name + ".xml",
+		JUnitXML:  junitDir + "/" + name + ".xml",
 		JSONL:     outDir + "/" + name + ".jsonl",
 		Timeout:   f.lim.Test,
 		PluginDir: pluginDir,
 		Args:      []string{"--continue-on-collection-errors"},
+		Runner:    runner,
+		User:      testUser,
+		// Written by the tests' user in the bounded /tmp, copied by root.
+		CopyJUnitTo: outDir + "/" + name + ".xml",
+	}
+	if f.agent {
+		opts.PythonPath = []string{agentSite}
 	}
 	argv := pytest.Command(opts)
 	argv = append(argv, files[1:]...)
@@ -451,6 +520,7 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	if err != nil {
 		return nil, fmt.Errorf("reading the test outputs: %w", err)
 	}
+
 	var ids []string
 	for _, file := range files {
 		ids = append(ids, byFile[file]...)
@@ -472,7 +542,7 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	if in.JSONL != nil {
 		f.files[name+".jsonl"] = in.JSONL
 	}
-	report, err := pytest.Parse(in)
+	report, integ, err := outcomes(in)
 	if err != nil {
 		return nil, fmt.Errorf("reading the outcomes of %s: %w", strings.Join(files, ", "), err)
 	}
@@ -485,12 +555,37 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	run.Note = strings.Join(append(notes, report.Notes...), "; ")
 	f.rep.Runs = append(f.rep.Runs, run)
 	f.rep.PytestSeconds += report.Seconds
-	record(f.rep.Tests, report, kind)
+	record(f.rep, report, integ, kind)
 	return report, nil
 }
 
-// record grades the expected ids of one pytest run into tests.
-func record(tests map[string]TestResult, report *pytest.Report, kind map[string]string) {
+// outcomes reads one pytest run's outcomes and whether they can be
+// believed.
+func outcomes(in pytest.Input) (*pytest.Report, pytest.Integrity, error) {
+	report, err := pytest.Parse(in)
+	if err != nil {
+		return nil, pytest.Integrity{}, err
+	}
+	return report, pytest.Verify(in, report), nil
+}
+
+// Failure modes the harness itself gives.
+const (
+	// GraderTampering: pytest's machinery changed during the run, or the
+	// channels that report outcomes disagree (see pytest.Verify).
+	GraderTampering = "GraderTampering"
+	// Unverified: a pass reported after the plugin's last intact check
+	// (the run died before the next one): not counted.
+	Unverified = "Unverified"
+	// DiskLimit: the tests filled the space they may write to.
+	DiskLimit = "DiskLimit"
+)
+
+// record grades the expected ids of one pytest run into rep's tests, and
+// its tampering into rep.
+func record(rep *Report, report *pytest.Report, integ pytest.Integrity, kind map[string]string) {
+	rep.Tampering = append(rep.Tampering, integ.Problems...)
+	rep.DiskLimit = rep.DiskLimit || integ.DiskFull
 	for _, o := range report.Outcomes {
 		id := o.ID
 		k := kind[id]
@@ -498,8 +593,12 @@ func record(tests map[string]TestResult, report *pytest.Report, kind map[string]
 		if k == "P2P" {
 			passed = pytest.Maintained(o.Status)
 		}
-		tests[id] = TestResult{Kind: k, Status: string(o.Status), Passed: passed, ExcType: pytest.FailureMode(o),
+		tr := TestResult{Kind: k, Status: string(o.Status), Passed: passed, ExcType: pytest.FailureMode(o),
 			Message: o.Message, Seconds: o.Seconds}
+		if passed && !integ.Trusted(id) {
+			tr.Status, tr.Passed, tr.ExcType = string(pytest.StatusMissing), false, Unverified
+		}
+		rep.Tests[id] = tr
 	}
 }
 
@@ -523,14 +622,35 @@ func expected(in *bench.Instance, agent bool) (byFile map[string][]string, order
 	return byFile, order, kind
 }
 
+// FlowOf is the flow the dataset grades an instance with: "agent_code"
+// for level 2 built from scratch, else "repo".
+func FlowOf(ds *bench.Dataset, in *bench.Instance) string {
+	if in.Level == 2 && ds.Level2OrDefault() == bench.Level2AgentCode {
+		return "agent_code"
+	}
+	return "repo"
+}
+
 // Regrade recomputes an attempt's verdict from its logs: each test file's
 // raw output (files, by the names the run saved them under) is parsed and
 // graded again, as the run did. A results.jsonl line that differs from
-// what Regrade gives was not produced from these logs.
-func Regrade(in *bench.Instance, rep Report, files map[string][]byte) (*Report, error) {
+// what Regrade gives was not produced from these logs. The level, flow and
+// test lists are the dataset's: a report that claims another level or flow
+// (agent_code skips the pass-to-pass tests) is refused, not believed.
+func Regrade(ds *bench.Dataset, in *bench.Instance, rep Report, files map[string][]byte) (*Report, error) {
+	if rep.InstanceID != in.InstanceID {
+		return nil, fmt.Errorf("the report is of instance %s, not %s", rep.InstanceID, in.InstanceID)
+	}
+	if rep.Level != in.Level {
+		return nil, fmt.Errorf("the report claims level %d; the dataset's instance is level %d", rep.Level, in.Level)
+	}
+	flow := FlowOf(ds, in)
+	if rep.Flow != flow {
+		return nil, fmt.Errorf("the report claims the %q flow; %s grades this instance with the %q flow", rep.Flow, ds.DisplayName(), flow)
+	}
 	out := rep
-	out.Tests = map[string]TestResult{}
-	byFile, _, kind := expected(in, rep.Flow == "agent_code")
+	out.Tests, out.Tampering, out.DiskLimit = map[string]TestResult{}, nil, false
+	byFile, _, kind := expected(in, flow == "agent_code")
 	for _, run := range rep.Runs {
 		var ids []string
 		for _, file := range run.Files {
@@ -542,7 +662,7 @@ func Regrade(in *bench.Instance, rep Report, files map[string][]byte) (*Report, 
 		if files[run.Log+".stdout"] == nil {
 			return nil, fmt.Errorf("the logs lack %s.stdout, the output of the run of %s", run.Log, strings.Join(run.Files, ", "))
 		}
-		report, err := pytest.Parse(pytest.Input{
+		report, integ, err := outcomes(pytest.Input{
 			JUnitXML: files[run.Log+".xml"], JSONL: files[run.Log+".jsonl"],
 			Stdout: files[run.Log+".stdout"], Stderr: files[run.Log+".stderr"],
 			ExitCode: run.ExitCode, TimedOut: run.TimedOut, Expected: ids,
@@ -550,7 +670,7 @@ func Regrade(in *bench.Instance, rep Report, files map[string][]byte) (*Report, 
 		if err != nil {
 			return nil, fmt.Errorf("reading the outcomes of %s: %w", strings.Join(run.Files, ", "), err)
 		}
-		record(out.Tests, report, kind)
+		record(&out, report, integ, kind)
 	}
 	grade(&out, in)
 	return &out, nil
@@ -566,6 +686,11 @@ func (f *flow) grade() { grade(f.rep, f.t.Instance) }
 func grade(rep *Report, in *bench.Instance) {
 	agent := rep.Flow == "agent_code"
 	rep.FailureModes, rep.Resolved, rep.FV, rep.RT, rep.PassedRate = nil, false, false, false, 0
+	if len(rep.Tampering) > 0 {
+		// Nothing this run reported can be believed.
+		rep.FailureModes = []string{GraderTampering}
+		return
+	}
 	if !rep.PatchApplied {
 		rep.FailureModes = []string{"PatchApplyError"}
 		if rep.PatchEmpty {
@@ -590,6 +715,10 @@ func grade(rep *Report, in *bench.Instance) {
 	passed := 0
 	rep.FV, rep.RT = true, true
 	modes := map[string]bool{}
+	if rep.DiskLimit {
+		// What the tests wrote filled the space they have: stopped there.
+		modes[DiskLimit] = true
+	}
 	for _, id := range in.FailToPass {
 		if t := rep.Tests[id]; t.Passed {
 			passed++
@@ -607,7 +736,7 @@ func grade(rep *Report, in *bench.Instance) {
 	if len(in.FailToPass) > 0 {
 		rep.PassedRate = float64(passed) / float64(len(in.FailToPass))
 	}
-	rep.Resolved = rep.FV && rep.RT
+	rep.Resolved = rep.FV && rep.RT && !rep.DiskLimit
 	for m := range modes {
 		rep.FailureModes = append(rep.FailureModes, m)
 	}

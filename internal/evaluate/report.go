@@ -54,8 +54,10 @@ type RunReport struct {
 }
 
 // Finish reads every attempt report of a run folder and writes the run's
-// results.jsonl and report.json; it is what `eval run` does last, and it
-// can be run again on a folder at any time.
+// results.jsonl, report.json and manifest.json (the hashes of what every
+// attempt wrote, which `eval validate` checks a submission against); it is
+// what `eval run` does last, and it can be run again on a folder at any
+// time.
 func Finish(dir string, ds *bench.Dataset, meta Meta) (*RunReport, error) {
 	reports := map[string][]*Report{}
 	for _, id := range meta.Instances {
@@ -85,6 +87,9 @@ func Finish(dir string, ds *bench.Dataset, meta Meta) (*RunReport, error) {
 		return nil, err
 	}
 	if err := atomicfile.WriteJSON(filepath.Join(dir, RunReportFile), rr); err != nil {
+		return nil, err
+	}
+	if err := WriteManifest(dir, meta); err != nil {
 		return nil, err
 	}
 	return rr, nil
@@ -127,6 +132,7 @@ func Result(ds *bench.Dataset, meta Meta, reps []*Report) (bench.Result, bool) {
 		F2PPassed: []string{}, F2PFailed: []string{}, P2PPassed: []string{}, P2PFailed: []string{},
 		FilesChanged: r.FilesChanged, TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: r.Cost,
 		FailureModes: r.FailureModes, ApplyMethod: r.ApplyMethod, FileRecall: r.FileRecall,
+		Flags: r.Flags,
 	}
 	d := math.Round(r.Seconds*100) / 100
 	res.Duration = &d

@@ -1,0 +1,40 @@
+package evaluate
+
+import (
+	"context"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/container"
+)
+
+// Prepared starts t's container and takes it through the flow up to the
+// moment pytest would start (set-up, the prediction applied, the tests in
+// place), for tests that look inside. The caller removes the container.
+func Prepared(ctx context.Context, eng starter, t Task, lim Limits) (*container.Container, error) {
+	box, err := eng.Start(ctx, container.Spec{Image: t.Image, Name: "featbench-test", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(lim)})
+	if err != nil {
+		return nil, err
+	}
+	f := &flow{t: t, lim: lim, log: discard{}, files: map[string][]byte{}, rep: &Report{Tests: map[string]TestResult{}},
+		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked}
+	f.agent = FlowOf(t.Dataset, t.Instance) == "agent_code"
+	f.box = box
+	if err := f.copyIn(ctx); err != nil {
+		box.Remove()
+		return nil, err
+	}
+	if err := f.setUp(ctx); err != nil {
+		box.Remove()
+		return nil, err
+	}
+	f.apply(ctx)
+	if err := f.addTests(ctx); err != nil {
+		box.Remove()
+		return nil, err
+	}
+	return box, nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

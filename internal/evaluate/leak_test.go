@@ -1,0 +1,102 @@
+package evaluate_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/evaluate"
+)
+
+// leakScan prints, from inside a container, where the lines given on
+// standard input occur: "NEEDLES n" (after leaving out lines the starting
+// point's own files, the standard library or Debian's Python packages
+// hold, which prove nothing: "raise ValueError(...)" is everywhere), one "FILE path" per file
+// anywhere in the container's filesystem holding one, and "GITOBJ repo n"
+// for the objects of each repository, decompressed.
+const leakScan = `cat > /dev/shm/n
+grep -rhoF -f /dev/shm/n /testbed /usr/lib --exclude-dir=.git -s | sort -u > /dev/shm/base
+grep -vxF -f /dev/shm/base /dev/shm/n > /dev/shm/needles
+[ -s /dev/shm/base ] || cp /dev/shm/n /dev/shm/needles
+echo "NEEDLES $(grep -c . /dev/shm/needles)"
+grep -rlF -f /dev/shm/needles / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev -s | sed 's/^/FILE /'
+for r in /testbed /agent; do
+	[ -d "$r/.git" ] || continue
+	echo "GITOBJ $r $(git -C "$r" cat-file --batch-all-objects --batch | grep -cF -f /dev/shm/needles)"
+	echo "COMMITS $r $(git -C "$r" rev-list --all --reflog | wc -l) $(git -C "$r" stash list | wc -l) $(git -C "$r" tag | wc -l)"
+done
+exit 0
+`
+
+// TestNothingOfTheSolutionInTheContainer: in the container every instance
+// of the example is graded in, once the prediction (here empty) and the
+// tests are in place, no file anywhere, and no git object, holds a line the
+// gold patch adds; the repository has one commit and no reflog, stash or
+// tag beyond it.
+func TestNothingOfTheSolutionInTheContainer(t *testing.T) {
+	ds := example(t)
+	eng, img := envImage(t)
+	lim := testLimits
+	scanned := 0
+	for _, in := range ds.SplitInstances("full") {
+		t.Run(in.InstanceID, func(t *testing.T) {
+			var needles []string
+			for _, l := range strings.Split(in.Patch, "\n") {
+				if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") {
+					if s := strings.TrimSpace(l[1:]); len(s) >= 20 {
+						needles = append(needles, s)
+					}
+				}
+			}
+			if in.Level == 2 {
+				// Level 2 is graded beside the complete package: until a
+				// dataset gives a level 2 instance its mask, the removed
+				// code is in /testbed (docs/threat-model.md, "What remains").
+				t.Skip("level 2: the complete package is installed beside agent_code (see docs/threat-model.md)")
+			}
+			if len(needles) == 0 {
+				t.Skip("the gold patch adds no line long enough to look for")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			box, err := evaluate.Prepared(ctx, eng, evaluate.Task{Dataset: ds, Instance: in, Attempt: 1, Image: img,
+				Labels: map[string]string{evaluate.LabelProject: "1", evaluate.LabelKind: "test"}}, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer box.Remove()
+			res, err := box.Exec(ctx, []string{"sh", "-c", leakScan}, container.ExecOptions{
+				Timeout: 3 * time.Minute, Stdin: strings.NewReader(strings.Join(needles, "\n") + "\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := string(res.Stdout)
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				f := strings.Fields(line)
+				switch {
+				case len(f) == 0:
+				case f[0] == "NEEDLES":
+					if n, _ := strconv.Atoi(f[1]); n == 0 && in.Level == 1 {
+						t.Errorf("every added line of the gold patch is in the starting point too: nothing to look for")
+					}
+					scanned++
+				case f[0] == "FILE":
+					t.Errorf("%s holds a line of the gold patch", f[1])
+				case f[0] == "GITOBJ" && f[2] != "0":
+					t.Errorf("%s's git objects hold %s lines of the gold patch", f[1], f[2])
+				case f[0] == "COMMITS" && (f[2] != "1" || f[3] != "0" || f[4] != "0"):
+					t.Errorf("%s: %s commits (with the reflog's), %s stashes, %s tags; want 1, 0, 0", f[1], f[2], f[3], f[4])
+				}
+			}
+			if !strings.Contains(out, "NEEDLES") {
+				t.Errorf("the scan did not run: %s %s", out, res.Stderr)
+			}
+		})
+	}
+	if scanned == 0 {
+		t.Error("no instance was scanned")
+	}
+}
