@@ -38,3 +38,6 @@ func Prepared(ctx context.Context, eng starter, t Task, lim Limits) (*container.
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// RemoveLeftovers is removeLeftovers, for tests.
+var RemoveLeftovers = removeLeftovers

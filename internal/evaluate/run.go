@@ -1,8 +1,9 @@
 package evaluate
 
 import (
-	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,9 +37,17 @@ const (
 	LabelProject = "featbench.project"
 	LabelKind    = "featbench.kind"
 	LabelRun     = "featbench.run"
-	LabelOwner   = "featbench.owner" // hostname:pid of the process that started it
+	LabelOwner   = "featbench.owner" // a random token of the run that started it
 	LabelTask    = "featbench.instance"
+	// LabelExpires is when (Unix seconds) the container is a leftover at
+	// the latest: its instance's deadline, which the run that started it
+	// enforces, plus a margin. Only then may another run remove it.
+	LabelExpires = "featbench.expires"
 )
+
+// leftoverMargin is how long past its instance's deadline a container may
+// take to be removed by the run that started it.
+const leftoverMargin = 5 * time.Minute
 
 // Meta is run.json: what a run evaluates.
 type Meta struct {
@@ -95,9 +104,11 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	if err := writeMeta(cfg.Dir, cfg.Meta); err != nil {
 		return nil, err
 	}
-	host, _ := os.Hostname()
-	owner := host + ":" + strconv.Itoa(os.Getpid())
-	if err := removeLeftovers(ctx, cfg.Engine, host); err != nil {
+	// Runs on one engine may share a host name and process ids (PID
+	// namespaces): a run knows its own containers by a random token, and
+	// another run's only by their expiry.
+	owner := randomToken()
+	if err := removeLeftovers(ctx, cfg.Engine, time.Now()); err != nil {
 		return nil, err
 	}
 	var tasks []task
@@ -188,6 +199,7 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*
 		Dataset: cfg.Dataset, Instance: tk.in, Attempt: tk.attempt, Prediction: tk.pred, Gold: cfg.Gold, Image: image,
 		Labels: map[string]string{
 			LabelProject: "1", LabelKind: "eval", LabelRun: cfg.Meta.RunID, LabelOwner: owner,
+			LabelExpires: strconv.FormatInt(expires(cfg.Limits, time.Now()), 10),
 			LabelTask: tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
 		},
 	}
@@ -225,12 +237,14 @@ func ReadReport(dir string) (*Report, error) {
 	return &rep, nil
 }
 
-// removeLeftovers removes the containers of this machine's earlier runs
-// whose process is gone: a killed run leaves its containers behind.
-func removeLeftovers(ctx context.Context, eng *container.Engine, host string) error {
+// removeLeftovers removes the containers of earlier runs that have
+// expired: a killed run leaves its containers behind, and a live run's
+// container never outlives its instance's deadline. A container without
+// an expiry (an older version's) is left alone.
+func removeLeftovers(ctx context.Context, eng *container.Engine, now time.Time) error {
 	_, err := eng.RemoveContainers(ctx, map[string]string{LabelProject: "1", LabelKind: "eval"}, func(labels map[string]string) bool {
-		h, pid, ok := cutOwner(labels[LabelOwner])
-		return ok && (h != host || processAlive(pid))
+		exp, err := strconv.ParseInt(labels[LabelExpires], 10, 64)
+		return err != nil || now.Unix() <= exp
 	})
 	if err != nil {
 		return fmt.Errorf("removing the containers of killed runs: %w", err)
@@ -238,13 +252,19 @@ func removeLeftovers(ctx context.Context, eng *container.Engine, host string) er
 	return nil
 }
 
-func cutOwner(s string) (host string, pid int, ok bool) {
-	i := bytes.LastIndexByte([]byte(s), ':')
-	if i < 0 {
-		return "", 0, false
+// expires is the expiry label's value for a container started at now.
+func expires(lim Limits, now time.Time) int64 {
+	d := lim.Instance
+	if d <= 0 {
+		d = 24 * time.Hour
 	}
-	pid, err := strconv.Atoi(s[i+1:])
-	return s[:i], pid, err == nil
+	return now.Add(d + leftoverMargin).Unix()
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
 }
 
 func writeMeta(dir string, m Meta) error {
