@@ -397,8 +397,6 @@ func TestValidateCatches(t *testing.T) {
 				return data
 			})
 		}, []string{bench.ResultsFile + ":1: instance " + lv1, `field "flags"`, `is null but the logs show ["gold-identical"]`}},
-		{"the gold baseline as an agent", "gold", false, func(*testing.T, string) {},
-			[]string{"manifest.json: field \"predictions\": the run graded the gold baseline"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newProject(t, c.preds, !c.ref)
