@@ -200,7 +200,7 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*
 		Labels: map[string]string{
 			LabelProject: "1", LabelKind: "eval", LabelRun: cfg.Meta.RunID, LabelOwner: owner,
 			LabelExpires: strconv.FormatInt(expires(cfg.Limits, time.Now()), 10),
-			LabelTask: tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
+			LabelTask:    tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
 		},
 	}
 	rep, files, err := Evaluate(ctx, cfg.Engine, t, cfg.Limits, logf)
