@@ -2,8 +2,8 @@ package evaluate
 
 import (
 	"context"
+	"io"
 
-	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
 )
 
@@ -15,9 +15,7 @@ func Prepared(ctx context.Context, eng starter, t Task, lim Limits) (*container.
 	if err != nil {
 		return nil, err
 	}
-	f := &flow{t: t, lim: lim, log: discard{}, files: map[string][]byte{}, rep: &Report{Tests: map[string]TestResult{}},
-		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked}
-	f.agent = FlowOf(t.Dataset, t.Instance) == "agent_code"
+	f := newFlow(t, lim, io.Discard)
 	f.box = box
 	if err := f.copyIn(ctx); err != nil {
 		box.Remove()
@@ -34,10 +32,6 @@ func Prepared(ctx context.Context, eng starter, t Task, lim Limits) (*container.
 	}
 	return box, nil
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // RemoveLeftovers is removeLeftovers, for tests.
 var RemoveLeftovers = removeLeftovers

@@ -35,14 +35,15 @@ const (
 	// What the prediction's code runs as: not root, so it can change
 	// neither the repository, the tests, pytest nor the harness's files;
 	// it writes only to the size-bounded temporary folders.
-	testUser  = "65534:65534" // nobody:nogroup, in every Debian image
+	testUID   = "65534"                 // nobody, in every Debian image
+	testUser  = testUID + ":" + testUID // with its group, nogroup
 	junitDir  = "/tmp/featbench-junit"
 	agentSite = "/tmp/featbench-agent" // level 2: the prediction, installed by the tests' user
 )
 
 // asTestUser runs argv as testUser, without root's groups.
 func asTestUser(argv ...string) []string {
-	return append([]string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp"}, argv...)
+	return append([]string{"setpriv", "--reuid=" + testUID, "--regid=" + testUID, "--clear-groups", "env", "HOME=/tmp"}, argv...)
 }
 
 // sealScript leaves the starting point as the only commit of the repository
@@ -101,19 +102,8 @@ type flow struct {
 // outputs of the test runs, by name, for the run folder.
 func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer) (rep *Report, files map[string][]byte, err error) {
 	start := time.Now()
-	in := t.Instance
-	rep = &Report{
-		InstanceID: in.InstanceID, Attempt: t.Attempt, Model: t.Prediction.Model, Level: in.Level, Flow: "repo",
-		TokensIn: t.Prediction.TokensIn, TokensOut: t.Prediction.TokensOut, Cost: t.Prediction.Cost,
-		Image: t.Image, Tests: map[string]TestResult{},
-	}
-	f := &flow{t: t, lim: lim, log: log, files: map[string][]byte{}, rep: rep,
-		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked}
-	f.agent = in.Level == 2 && t.Dataset.Level2OrDefault() == bench.Level2AgentCode
-	if f.agent {
-		rep.Flow = "agent_code"
-	}
-	rep.Flags = integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold)
+	f := newFlow(t, lim, log)
+	rep = f.rep
 	if lim.Instance > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Instance)
@@ -145,6 +135,20 @@ func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Write
 		return rep, f.files, err
 	}
 	return rep, f.files, nil
+}
+
+// newFlow is t's flow, with its report started: who and what is graded,
+// how (the dataset's flow), and the prediction's integrity flags.
+func newFlow(t Task, lim Limits, log io.Writer) *flow {
+	in := t.Instance
+	rep := &Report{
+		InstanceID: in.InstanceID, Attempt: t.Attempt, Model: t.Prediction.Model, Level: in.Level, Flow: FlowOf(t.Dataset, in),
+		TokensIn: t.Prediction.TokensIn, TokensOut: t.Prediction.TokensOut, Cost: t.Prediction.Cost,
+		Image: t.Image, Tests: map[string]TestResult{},
+		Flags: integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold),
+	}
+	return &flow{t: t, lim: lim, log: log, files: map[string][]byte{}, rep: rep,
+		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked, agent: rep.Flow == "agent_code"}
 }
 
 // containerLimits are lim's container limits, with what the tests may
@@ -373,7 +377,7 @@ func patchOf(raw []byte) *patch.Patch {
 func (f *flow) addTests(ctx context.Context) error {
 	in := f.t.Instance
 	if f.agent {
-		script := `chown -R 65534:65534 ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown 65534:65534 ` + agentSite + `
+		script := `chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + `
 ` + shellQuote(asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--target", agentSite, agentDir)) + `
 rc=$?
 ` + shellQuote(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
@@ -390,10 +394,7 @@ exit $rc`
 		}
 		return f.step(ctx, "making the JUnit folder", "/", "sh", "-c", junitSetup)
 	}
-	files := f2pFiles(in)
-	for _, id := range in.PassToPass {
-		files = append(files, testFileOf(id))
-	}
+	_, files, _ := expected(in, false) // every test file, fail-to-pass and pass-to-pass
 	if tp := patchOf([]byte(in.TestPatch)); tp != nil {
 		files = append(files, testPatchFiles(tp)...)
 	}
@@ -413,7 +414,7 @@ python3 -I ` + guard + ` ` + repoDir + ` "$@"
 }
 
 // junitSetup makes the folder the tests' user writes JUnit XML to.
-const junitSetup = "mkdir -p " + junitDir + " && chown 65534:65534 " + junitDir
+const junitSetup = "mkdir -p " + junitDir + " && chown " + testUser + " " + junitDir
 
 // testPatchFiles are the paths a test patch touches, old and new.
 func testPatchFiles(p *patch.Patch) []string {
@@ -520,7 +521,6 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	if err != nil {
 		return nil, fmt.Errorf("reading the test outputs: %w", err)
 	}
-
 	var ids []string
 	for _, file := range files {
 		ids = append(ids, byFile[file]...)

@@ -105,11 +105,9 @@ def main():
                 # A link to a folder is walked by nobody else; a link under
                 # the repository could point pytest anywhere.
                 dirs.remove(d)
+                remove.append(rel)
                 if os.path.islink(full) and rel in head:
                     restore.append(rel)
-                    remove.append(rel)
-                elif os.path.islink(full) or d == "__pycache__":
-                    remove.append(rel)
         for name in files:
             rel = rel_dir + name
             full = os.path.join(dirpath, name)
