@@ -138,6 +138,27 @@ func (w want) matches(p bench.Problem) bool {
 		strings.Contains(p.Msg, w.msg)
 }
 
+// checkMutation loads a copy of the good data with mutate applied and fails
+// the test unless one of its problems matches w, listing them all.
+func checkMutation(t *testing.T, mutate mutation, w want) {
+	t.Helper()
+	root := copyGood(t)
+	mutate(t, root)
+	ps := loadProblems(t, root)
+	for _, p := range ps {
+		if w.matches(p) {
+			return
+		}
+	}
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString("\n  ")
+		b.WriteString(p.Error())
+		b.WriteString(" [line " + strconv.Itoa(p.Line) + " field " + p.Field + "]")
+	}
+	t.Errorf("no problem with file *%s line %d field %q msg ~%q; got:%s", w.file, w.line, w.field, w.msg, b.String())
+}
+
 // loadProblems loads root and returns its problems, failing the test when
 // Load succeeds, returns data, or fails with anything but Problems.
 func loadProblems(t *testing.T, root string) bench.Problems {
@@ -436,22 +457,7 @@ func TestLoadBroken(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			root := copyGood(t)
-			c.mutate(t, root)
-			ps := loadProblems(t, root)
-			for _, p := range ps {
-				if c.want.matches(p) {
-					return
-				}
-			}
-			var b strings.Builder
-			for _, p := range ps {
-				b.WriteString("\n  ")
-				b.WriteString(p.Error())
-				b.WriteString(" [line " + strconv.Itoa(p.Line) + " field " + p.Field + "]")
-			}
-			t.Errorf("no problem with file *%s line %d field %q msg ~%q; got:%s",
-				c.want.file, c.want.line, c.want.field, c.want.msg, b.String())
+			checkMutation(t, c.mutate, c.want)
 		})
 	}
 }

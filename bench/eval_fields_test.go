@@ -52,15 +52,7 @@ func TestLoadEvalFields(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			root := copyGood(t)
-			c.mutate(t, root)
-			ps := loadProblems(t, root)
-			for _, p := range ps {
-				if c.want.matches(p) {
-					return
-				}
-			}
-			t.Errorf("no problem with file *%s line %d field %q msg ~%q; got: %v", c.want.file, c.want.line, c.want.field, c.want.msg, ps)
+			checkMutation(t, c.mutate, c.want)
 		})
 	}
 }
