@@ -17,18 +17,25 @@ import (
 // tests. Field names follow SWE-bench and FeatureBench so their datasets
 // load as they are.
 type Instance struct {
-	InstanceID       string          `json:"instance_id"`
-	Repo             string          `json:"repo"`
-	BaseCommit       string          `json:"base_commit"`
-	Level            int             `json:"level"`
-	ProblemStatement string          `json:"problem_statement"`
-	Patch            string          `json:"patch"`
-	TestPatch        string          `json:"test_patch"`
-	FailToPass       []string        `json:"FAIL_TO_PASS"`
-	PassToPass       []string        `json:"PASS_TO_PASS"`
-	ImageName        string          `json:"image_name"`
-	RepoSettings     json.RawMessage `json:"repo_settings,omitempty"`
-	CreatedAt        string          `json:"created_at"`
+	InstanceID       string `json:"instance_id"`
+	Repo             string `json:"repo"`
+	BaseCommit       string `json:"base_commit"`
+	Level            int    `json:"level"`
+	ProblemStatement string `json:"problem_statement"`
+	Patch            string `json:"patch"`
+	TestPatch        string `json:"test_patch"`
+	// MaskPatch, at level 2 (agent_code), takes the repository as the
+	// environment image holds it to the codebase without the feature:
+	// grading applies it first, so the original package is there only in
+	// its masked form and re-exporting it yields nothing of the feature.
+	// Datasets collected before it existed leave it out (and their level 2
+	// grades beside the complete package).
+	MaskPatch    string          `json:"mask_patch,omitempty"`
+	FailToPass   []string        `json:"FAIL_TO_PASS"`
+	PassToPass   []string        `json:"PASS_TO_PASS"`
+	ImageName    string          `json:"image_name"`
+	RepoSettings json.RawMessage `json:"repo_settings,omitempty"`
+	CreatedAt    string          `json:"created_at"`
 	// The gold statistics are pointers: a dataset that does not publish
 	// one leaves it out, and the site shows "—" rather than 0.
 	Lines         *int     `json:"lines,omitempty"`
@@ -56,7 +63,7 @@ type Instance struct {
 var knownInstanceFields = func() map[string]bool {
 	m := map[string]bool{}
 	for _, k := range []string{"instance_id", "repo", "base_commit", "level", "problem_statement",
-		"patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "image_name", "repo_settings",
+		"patch", "test_patch", "mask_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "image_name", "repo_settings",
 		"created_at", "lines", "files", "functions", "f2p_test_points", "p2p_test_points", "top_objects"} {
 		m[k] = true
 	}

@@ -631,6 +631,9 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 	if in.Level != 1 && in.Level != 2 {
 		bad("level", "is %d; want 1 (extend a codebase) or 2 (build from scratch)", in.Level)
 	}
+	if in.MaskPatch != "" && in.Level != 2 {
+		bad("mask_patch", "is for level 2 only (it masks the original package beside agent_code); this instance is level %d", in.Level)
+	}
 	short("base_commit", in.BaseCommit, maxBaseCommit)
 	short("image_name", in.ImageName, maxImageName)
 	short("created_at", in.CreatedAt, maxCreatedAt)
@@ -645,6 +648,7 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 		{"problem_statement", len(in.ProblemStatement), maxProblemStatement},
 		{"patch", len(in.Patch), maxPatch},
 		{"test_patch", len(in.TestPatch), maxPatch},
+		{"mask_patch", len(in.MaskPatch), maxPatch},
 		{"repo_settings", len(in.RepoSettings), maxRepoSettings},
 	} {
 		if msg := checkBytes(f.n, f.max); msg != "" {

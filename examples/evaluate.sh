@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the example submissions in data/submissions/example/v2/ with
+# Regenerates the example submissions in data/submissions/example/v3/ with
 # cmd/eval, in Docker containers: the gold patches and empty predictions on
 # the full split, and the two hand-written agents of examples/predictions/
 # on the lite split. Each run is submitted with examples/metadata/<slug>.toml
 # for its split and, for the full split, the lite split too.
 #
-# usage: examples/evaluate.sh [SLUG...]     default: gold empty tiny-agent shell-loop
+# usage: examples/evaluate.sh [SLUG...]     default: gold empty (and, for example/v2, tiny-agent shell-loop)
+# DATASET=example/v2 examples/evaluate.sh gold   regenerates an older version's
 #
 # It needs a Docker engine: `eval "$(bash scripts/provision-docker.sh)"`.
 # The submissions' logs change with every run (durations), so the
@@ -15,7 +16,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-dataset=example/v2
+dataset=${DATASET:-example/v3}
+run=${dataset//\//-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/eval" ./cmd/eval
@@ -27,16 +29,20 @@ evaluate() {
 	shift 3
 	# A fresh run: --force would refuse the folder of a run whose
 	# predictions were since edited. ([eval] runs is "runs" here.)
-	rm -rf "runs/example-v2-$slug"
-	"$tmp/eval" run --dataset "$dataset" --split "$split" --run-id "example-v2-$slug" --force "$@"
+	rm -rf "runs/$run-$slug"
+	"$tmp/eval" run --dataset "$dataset" --split "$split" --run-id "$run-$slug" --force "$@"
 	local flags=()
 	IFS=, read -ra list <<<"$splits"
 	for s in "${list[@]}"; do flags+=(--split "$s"); done
-	"$tmp/eval" submit "example-v2-$slug" --slug "$slug" --metadata "examples/metadata/$slug.toml" --force "${flags[@]}"
+	"$tmp/eval" submit "$run-$slug" --slug "$slug" --metadata "examples/metadata/$slug.toml" --force "${flags[@]}"
 }
 
 slugs=("$@")
-[ ${#slugs[@]} -gt 0 ] || slugs=(gold empty tiny-agent shell-loop)
+if [ ${#slugs[@]} -eq 0 ]; then
+	# The two hand-written agents answered example/v2's lite split.
+	slugs=(gold empty)
+	[ "$dataset" != example/v2 ] || slugs+=(tiny-agent shell-loop)
+fi
 for slug in "${slugs[@]}"; do
 	case $slug in
 	gold) evaluate gold full full,lite --gold ;;

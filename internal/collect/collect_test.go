@@ -5,6 +5,9 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -244,7 +247,10 @@ func TestStatements(t *testing.T) {
 		{ID: "pkg/table.py::render::3", Path: "pkg/table.py", Kind: "function", Qualname: "render", Described: true,
 			Code: "def render(rows):\n    # <your code>\n"},
 	}
-	st := taskStatement("pkg", ifs)
+	st := taskStatement("pkg", ifs, true)
+	if st2 := taskStatement("pkg", ifs, false); !strings.Contains(st2, "`unique_slug` and `render`.") || strings.Contains(st2, "pkg/") {
+		t.Errorf("level 2's task statement names paths or lacks the names:\n%s", st2)
+	}
 	for _, want := range []string{"Implement 2 interfaces of `pkg`: `unique_slug` and `render`, in `pkg/slug.py` and `pkg/table.py`.",
 		"- `unique_slug`: Return a slug for *text* that is new."} {
 		if !strings.Contains(st, want) {
@@ -266,8 +272,19 @@ func TestStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(l2, "Path:") || !strings.Contains(l2, "`agent_code`") || !strings.Contains(l2, "Do not import `pkg`") {
+	if strings.Contains(l2, "Path:") || !strings.Contains(l2, "`agent_code`") || !strings.Contains(l2, "Do not import `pkg`") || strings.Contains(l2, "Given code") {
 		t.Errorf("level 2 statement:\n%s", l2)
+	}
+	d.Given = givenCode([]mask.Given{
+		{Module: "pkg._text", Imports: []string{"import re"}, Code: []string{"def norm(s):\n    return re.sub('x', '', s)"}},
+		{Module: "pkg.slug", Imports: []string{"import re", "import os"}, Code: []string{"SEP = '-'", "def slugify(s):\n    return norm(s)"}},
+	})
+	l2, err = renderStatement(2, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "## Given code\n\nThe tests also use these parts of `pkg`, which are not the feature. Put them in `agent_code` as they are; they call the interfaces above by name.\n\n```python\nimport re\nimport os\n\n\ndef norm(s):\n    return re.sub('x', '', s)\n\n\nSEP = '-'\n\n\ndef slugify(s):\n    return norm(s)\n```\n"; !strings.Contains(l2, want) {
+		t.Errorf("level 2 statement with given code:\n%s\nwant a part:\n%s", l2, want)
 	}
 	d.Forbidden = nil
 	if l1, _ := renderStatement(1, d); strings.Contains(l1, "off limits") {
@@ -275,21 +292,46 @@ func TestStatements(t *testing.T) {
 	}
 }
 
-func TestAgentCodeShim(t *testing.T) {
-	p := agentCodeShim("textkit", []string{"src/textkit/slug.py::unique_slug::3", "src/textkit/toc.py::TableOfContents.add::40",
-		"src/textkit/toc.py::TableOfContents.__init__::20", "src/textkit/__init__.py::version::1"})
-	for _, want := range []string{
-		"diff --git a/agent_code/__init__.py b/agent_code/__init__.py\nnew file mode 100644\n--- /dev/null\n+++ b/agent_code/__init__.py\n",
-		"+from textkit import version\n+from textkit.slug import unique_slug\n+from textkit.toc import TableOfContents\n",
-		"+build-backend = \"setuptools.build_meta\"\n",
-	} {
-		if !strings.Contains(p, want) {
-			t.Errorf("shim lacks %q:\n%s", want, p)
-		}
+// TestAgentCodePackage applies the level 2 package patch with git, as
+// grading does, and reads the files back.
+func TestAgentCodePackage(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
 	}
-	empty := agentCodeShim("", nil)
-	if !strings.Contains(empty, "diff --git a/agent_code/__init__.py b/agent_code/__init__.py\nnew file mode 100644\ndiff --git a/pyproject.toml") {
-		t.Errorf("empty shim:\n%s", empty)
+	files := []mask.VendoredFile{
+		{Path: "agent_code/__init__.py", Text: "from agent_code.slug import slugify\n"},
+		{Path: "agent_code/slug.py", Text: "def slugify(s):\n    return s"},
+		{Path: "agent_code/empty.py"},
+	}
+	for _, tc := range []struct {
+		name  string
+		files []mask.VendoredFile
+		want  map[string]string
+	}{
+		{"vendored", files, map[string]string{"agent_code/__init__.py": files[0].Text, "agent_code/slug.py": files[1].Text, "agent_code/empty.py": ""}},
+		{"empty", nil, map[string]string{"agent_code/__init__.py": ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			patch := filepath.Join(t.TempDir(), "p.diff")
+			if err := os.WriteFile(patch, []byte(agentCodePackage(tc.files)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, argv := range [][]string{{"init", "-q"}, {"apply", patch}} {
+				if out, err := exec.Command("git", append([]string{"-C", dir}, argv...)...).CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", argv, err, out)
+				}
+			}
+			for name, want := range tc.want {
+				got, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil || string(got) != want {
+					t.Errorf("%s = %q (%v), want %q", name, got, err, want)
+				}
+			}
+			if toml, err := os.ReadFile(filepath.Join(dir, "pyproject.toml")); err != nil || !strings.Contains(string(toml), `name = "agent_code"`) {
+				t.Errorf("pyproject.toml: %q (%v)", toml, err)
+			}
+		})
 	}
 }
 

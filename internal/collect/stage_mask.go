@@ -28,12 +28,17 @@ type maskOut struct {
 	TestPatch string `json:"test_patch"`
 	// TestPatchL2 makes the test file import the tested objects from
 	// agent_code (level 2); "" when level 2 is not made.
-	TestPatchL2 string           `json:"test_patch_l2,omitempty"`
-	Lines       int              `json:"lines"`     // lines the gold patch adds
-	Files       int              `json:"files"`     // files it changes
-	Functions   int              `json:"functions"` // objects removed
-	Interfaces  []mask.Interface `json:"interfaces"`
-	Result      *mask.Result     `json:"result"`
+	TestPatchL2 string `json:"test_patch_l2,omitempty"`
+	// MaskPatch takes the original codebase to the masked one (Patch
+	// reversed, as git writes it): level 2 grades with the package masked.
+	MaskPatch string `json:"mask_patch,omitempty"`
+	// Level2Problem is why level 2 cannot be made of this candidate.
+	Level2Problem string           `json:"level2_problem,omitempty"`
+	Lines         int              `json:"lines"`     // lines the gold patch adds
+	Files         int              `json:"files"`     // files it changes
+	Functions     int              `json:"functions"` // objects removed
+	Interfaces    []mask.Interface `json:"interfaces"`
+	Result        *mask.Result     `json:"result"`
 	// Tops are the tested objects removed: the walk's, less those an
 	// error made masking keep (Protected, with the other objects kept).
 	Tops      []string `json:"tops"`
@@ -239,11 +244,16 @@ func (r *repoRun) maskTry(ctx context.Context, b *box, c *candidate, req mask.Re
 	if err != nil {
 		return out, "", "", err
 	}
-	out.Patch, out.TestPatch = string(gold.Stdout), string(test.Stdout)
+	fwd, err := b.must(ctx, "taking the mask patch", repoDir, 0, append(append([]string(nil), git...), "--", ".", ":(exclude)"+c.File)...)
+	if err != nil {
+		return out, "", "", err
+	}
+	out.Patch, out.TestPatch, out.MaskPatch = string(gold.Stdout), string(test.Stdout), string(fwd.Stdout)
 	if out.Patch == "" {
 		return out, "masking removed nothing", "", nil
 	}
 	out.Lines, out.Files = patchStats(out.Patch)
+	out.Level2Problem = result.Level2Problem
 	if req.Level2 != nil && result.Level2Test != nil {
 		if err := b.c.CopyIn(ctx, repoDir+"/"+path.Dir(c.File), []container.File{{Path: path.Base(c.File), Data: []byte(*result.Level2Test)}}); err != nil {
 			return out, "", "", fmt.Errorf("writing the level 2 test file: %w", err)

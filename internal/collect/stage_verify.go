@@ -12,6 +12,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/mask"
 )
 
 // verifyRuns is how many times the gold patch must make every test pass:
@@ -62,8 +63,13 @@ func (r *repoRun) instance(c *candidate, level int) *bench.Instance {
 		in.PassToPass = append(in.PassToPass, r.runs[f].Passed...)
 	}
 	if level == 2 {
-		in.Patch = agentCodeShim(r.rc.ImportName, c.mask.Tops)
+		var vendor []mask.VendoredFile
+		if c.mask.Result != nil {
+			vendor = c.mask.Result.Level2Vendor
+		}
+		in.Patch = agentCodePackage(vendor)
 		in.TestPatch = c.mask.TestPatchL2
+		in.MaskPatch = c.mask.MaskPatch
 		in.PassToPass = []string{}
 	}
 	lines, files, functions := c.mask.Lines, c.mask.Files, c.mask.Functions
@@ -126,7 +132,11 @@ func (r *repoRun) stageVerify(ctx context.Context) error {
 		c.verify = out
 		r.res.report.Masked += len(ins)
 		if r.wantLevel(2) && c.mask.TestPatchL2 == "" {
-			c.dropLevel(StageMask, 2, "no level 2 test patch: the test file imports no tested object from the package")
+			reason := "no level 2 test patch: the test file imports no tested object from the package"
+			if c.mask.Level2Problem != "" {
+				reason = "level 2 cannot be made: " + c.mask.Level2Problem
+			}
+			c.dropLevel(StageMask, 2, reason)
 		}
 		for lvl, chk := range []*levelCheck{1: out.L1, 2: out.L2} {
 			if chk != nil && chk.Reason != "" {
@@ -167,7 +177,7 @@ func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evalu
 	}
 	empty := evaluate.Prediction{Model: "empty"}
 	if in.Level == 2 {
-		empty.Patch = []byte(agentCodeShim("", nil))
+		empty.Patch = []byte(agentCodePackage(nil))
 	}
 	rep, err := run("empty", empty, false)
 	if err != nil {

@@ -5,9 +5,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"github.com/featbench/featbench/internal/objid"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 	"text/template"
@@ -30,6 +28,32 @@ type statementData struct {
 	Library    string
 	Forbidden  []string
 	Interfaces []mask.Interface
+	// Given is, at level 2, the code the tests use that is not the
+	// feature, as one block: the imports it needs, then the statements.
+	Given string
+}
+
+// givenCode is level 2's given code as one block of Python: the tests
+// import its names and the interfaces' from agent_code alike, so it is
+// shown as one module (the masker refuses names two modules define).
+func givenCode(given []mask.Given) string {
+	var imports, code []string
+	for _, g := range given {
+		for _, i := range g.Imports {
+			if !slices.Contains(imports, i) {
+				imports = append(imports, i)
+			}
+		}
+		code = append(code, g.Code...)
+	}
+	if len(code) == 0 {
+		return ""
+	}
+	s := strings.Join(code, "\n\n\n") + "\n"
+	if len(imports) > 0 {
+		s = strings.Join(imports, "\n") + "\n\n\n" + s
+	}
+	return s
 }
 
 // renderStatement renders the statement of a level.
@@ -42,8 +66,9 @@ func renderStatement(level int, d statementData) (string, error) {
 }
 
 // taskStatement is the task's opening paragraph without an LLM: what is
-// to be added, and the first sentence of each interface's docstring.
-func taskStatement(library string, ifs []mask.Interface) string {
+// to be added (with paths, where, at level 1), and the first sentence of
+// each interface's docstring.
+func taskStatement(library string, ifs []mask.Interface, paths bool) string {
 	var b strings.Builder
 	names := make([]string, len(ifs))
 	for i, f := range ifs {
@@ -57,7 +82,11 @@ func taskStatement(library string, ifs []mask.Interface) string {
 	if len(ifs) > 1 {
 		what = fmt.Sprintf("%d interfaces", len(ifs))
 	}
-	fmt.Fprintf(&b, "Implement %s of `%s`: %s, in %s.", what, library, joinAnd(names), joinAnd(quoteAll(slices.Sorted(maps.Keys(files)))))
+	if paths {
+		fmt.Fprintf(&b, "Implement %s of `%s`: %s, in %s.", what, library, joinAnd(names), joinAnd(quoteAll(slices.Sorted(maps.Keys(files)))))
+	} else {
+		fmt.Fprintf(&b, "Implement %s of `%s`: %s.", what, library, joinAnd(names))
+	}
 	var lines []string
 	for _, f := range ifs {
 		if f.Docstring == nil {
@@ -118,7 +147,11 @@ func (r *repoRun) stageStatements(ctx context.Context) error {
 		if !c.has(1) && !c.has(2) {
 			continue
 		}
-		d := digest("statements", recipe, c.mask.Interfaces, r.rc.ImportName, r.rc.ForbiddenLinks, r.llmKey(), templateDigest())
+		var l2 any
+		if c.mask.Result != nil {
+			l2 = []any{c.mask.Result.Level2Interfaces, c.mask.Result.Level2Given}
+		}
+		d := digest("statements", recipe, c.mask.Interfaces, l2, r.rc.ImportName, r.rc.ForbiddenLinks, r.llmKey(), templateDigest())
 		ok, err := r.cached(d, &c.stmt, c.File)
 		if err != nil {
 			return err
@@ -163,17 +196,27 @@ func templateDigest() string {
 // and the next run asks again).
 func (r *repoRun) statements(ctx context.Context, c *candidate) (statementsOut, bool, error) {
 	ifs := append([]mask.Interface(nil), c.mask.Interfaces...)
-	statement := taskStatement(r.rc.ImportName, ifs)
+	var ifs2 []mask.Interface
+	var given string
+	if c.mask.Result != nil {
+		ifs2 = append(ifs2, c.mask.Result.Level2Interfaces...)
+		given = givenCode(c.mask.Result.Level2Given)
+	}
+	statement := taskStatement(r.rc.ImportName, ifs, true)
+	statement2 := taskStatement(r.rc.ImportName, ifs2, false)
 	store, usedLLM := true, false
 	if r.o.LLM != nil {
-		if err := r.completeDocstrings(ctx, ifs); err != nil {
+		if docs, err := r.completeDocstrings(ctx, ifs); err != nil {
 			r.logf("%s: docstrings: %v (kept as the code has them)", c.File, err)
 			store = false
 		} else if s, err := r.llmTaskStatement(ctx, ifs); err != nil {
 			r.logf("%s: task statement: %v (a plain one is used)", c.File, err)
 			store = false
 		} else {
-			statement, usedLLM = s, true
+			statement, statement2, usedLLM = s, s, true
+			for i := range ifs2 {
+				withDocs(&ifs2[i], docs)
+			}
 		}
 	}
 	d := statementData{Statement: statement, Library: r.rc.ImportName, Forbidden: r.rc.ForbiddenLinks, Interfaces: ifs}
@@ -185,6 +228,7 @@ func (r *repoRun) statements(ctx context.Context, c *candidate) (statementsOut, 
 		}
 	}
 	if c.has(2) {
+		d.Statement, d.Interfaces, d.Given = statement2, ifs2, given
 		if out.L2, err = renderStatement(2, d); err != nil {
 			return out, false, err
 		}
@@ -192,10 +236,21 @@ func (r *repoRun) statements(ctx context.Context, c *candidate) (statementsOut, 
 	return out, store, nil
 }
 
+// withDocs puts docstrings (by object id) into an interface's code where
+// it has none.
+func withDocs(f *mask.Interface, docs map[string]string) {
+	f.Code = f.WithDocstrings(docs)
+	if d, ok := docs[f.ID]; ok && f.Docstring == nil {
+		f.Docstring = &d
+	}
+}
+
 // completeDocstrings asks the LLM for the docstring of each described
 // object that has none (the paper completes docstrings only where they are
-// missing, 000 section 3.2), and puts it in the interface's code.
-func (r *repoRun) completeDocstrings(ctx context.Context, ifs []mask.Interface) error {
+// missing, 000 section 3.2), and puts it in the interface's code. It
+// returns them by object id, for level 2's interfaces.
+func (r *repoRun) completeDocstrings(ctx context.Context, ifs []mask.Interface) (map[string]string, error) {
+	all := map[string]string{}
 	for i := range ifs {
 		f := &ifs[i]
 		type want struct{ id, qualname, kind string }
@@ -213,7 +268,7 @@ func (r *repoRun) completeDocstrings(ctx context.Context, ifs []mask.Interface) 
 		}
 		src, err := r.readSources(ctx, []string{f.Path})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		docs := map[string]string{}
 		for _, w := range missing {
@@ -221,20 +276,18 @@ func (r *repoRun) completeDocstrings(ctx context.Context, ifs []mask.Interface) 
 				w.kind, w.qualname, f.Path, src[f.Path])
 			reply, err := r.o.LLM.Chat(ctx, []llm.Message{{Role: "user", Content: prompt}})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			doc := strings.TrimSpace(reply.Content)
 			if doc == "" {
-				return fmt.Errorf("an empty docstring for %s", w.qualname)
+				return nil, fmt.Errorf("an empty docstring for %s", w.qualname)
 			}
 			docs[w.id] = doc
+			all[w.id] = doc
 		}
-		f.Code = f.WithDocstrings(docs)
-		if d, ok := docs[f.ID]; ok {
-			f.Docstring = &d
-		}
+		withDocs(f, docs)
 	}
-	return nil
+	return all, nil
 }
 
 // llmTaskStatement asks the LLM for the task's opening paragraph.
@@ -255,75 +308,34 @@ func (r *repoRun) llmTaskStatement(ctx context.Context, ifs []mask.Interface) (s
 	return s, nil
 }
 
-// agentCodeShim is a level 2 gold solution: an agent_code package that
-// re-exports the tested objects from the library, with what installs it.
-// It proves that the level 2 test patch needs nothing but those names.
-// With no tops it is an empty package: the post-verification's "nothing
-// implemented" run.
-func agentCodeShim(importName string, tops []string) string {
-	var init strings.Builder
-	if len(tops) > 0 {
-		init.WriteString("\"\"\"Level 2 reference: the tested objects, re-exported from the library.\"\"\"\n")
-		byModule := map[string][]string{}
-		for _, id := range tops {
-			p, q, _, err := objid.Parse(id)
-			if err != nil {
-				continue
-			}
-			name, _, _ := strings.Cut(q, ".")
-			m := moduleOf(p, importName)
-			if !contains(byModule[m], name) {
-				byModule[m] = append(byModule[m], name)
-			}
-		}
-		for _, m := range slices.Sorted(maps.Keys(byModule)) {
-			fmt.Fprintf(&init, "from %s import %s\n", m, strings.Join(byModule[m], ", "))
-		}
+// agentCodePackage is a level 2 solution as a patch: the files of an
+// agent_code package (the vendored original, for the gold solution), with
+// what installs it. Without files it is an empty package: the
+// post-verification's "nothing implemented" run.
+func agentCodePackage(files []mask.VendoredFile) string {
+	if len(files) == 0 {
+		files = []mask.VendoredFile{{Path: "agent_code/__init__.py"}}
 	}
-	files := []struct{ name, text string }{
-		{"agent_code/__init__.py", init.String()},
-		{"pyproject.toml", "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"agent_code\"\nversion = \"0.1\"\n\n[tool.setuptools]\npackages = [\"agent_code\"]\n"},
-	}
+	files = append(slices.Clone(files), mask.VendoredFile{Path: "pyproject.toml", Text: "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"agent_code\"\nversion = \"0.1\"\n\n[tool.setuptools]\npackages = { find = { include = [\"agent_code*\"] } }\n"})
 	var b strings.Builder
 	for _, f := range files {
-		fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\n", f.name, f.name)
-		if f.text == "" {
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\n", f.Path, f.Path)
+		if f.Text == "" {
 			continue
 		}
-		lines := strings.Split(strings.TrimSuffix(f.text, "\n"), "\n")
-		fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", f.name, len(lines))
+		lines := strings.Split(strings.TrimSuffix(f.Text, "\n"), "\n")
+		fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1", f.Path)
+		if len(lines) != 1 {
+			fmt.Fprintf(&b, ",%d", len(lines))
+		}
+		b.WriteString(" @@\n")
 		for _, l := range lines {
 			b.WriteString("+" + l + "\n")
+		}
+		if !strings.HasSuffix(f.Text, "\n") {
+			b.WriteString("\\ No newline at end of file\n")
 		}
 	}
 	return b.String()
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// moduleOf is the module a repository file is imported as: its path from
-// the component where the library's import name starts (so a src/ layout
-// works), without .py or __init__.
-func moduleOf(p, importName string) string {
-	parts := strings.Split(strings.TrimSuffix(p, ".py"), "/")
-	first, _, _ := strings.Cut(importName, ".")
-	for i, x := range parts {
-		if x == first {
-			parts = parts[i:]
-			break
-		}
-	}
-	if parts[len(parts)-1] == "__init__" {
-		parts = parts[:len(parts)-1]
-	}
-	return strings.Join(parts, ".")
-}
-
-var _ = path.Base

@@ -28,6 +28,7 @@ const (
 	predFile  = "/fb/prediction.diff"
 	goldFile  = "/fb/patch.diff"
 	testFile  = "/fb/test_patch.diff"
+	maskFile  = "/fb/mask.diff" // level 2: masks the original package
 	runner    = fbDir + "/" + pytest.RunnerFile
 	guard     = fbDir + "/" + pytest.GuardFile
 	maxOutput = 4 << 20 // bytes kept of one command's output
@@ -200,6 +201,9 @@ func (f *flow) copyIn(ctx context.Context) error {
 		{Path: pytest.GuardFile, Mode: 0o644, Data: pytest.GuardSource()},
 		{Path: "out/.keep", Mode: 0o644},
 	}
+	if f.agent && in.MaskPatch != "" {
+		files = append(files, container.File{Path: path.Base(maskFile), Mode: 0o644, Data: []byte(in.MaskPatch)})
+	}
 	if err := f.box.CopyIn(ctx, fbDir, files); err != nil {
 		return fmt.Errorf("copying the patches into the container: %w", err)
 	}
@@ -252,9 +256,20 @@ func (f *flow) execEnv(ctx context.Context, dir string, timeout time.Duration, e
 func (f *flow) setUp(ctx context.Context) error {
 	in := f.t.Instance
 	if f.agent {
-		// From scratch: an empty folder of the agent's own.
+		// From scratch: the tests run in the repository with the original
+		// package masked (when the dataset says how) and sealed, so that
+		// neither it nor its history holds the feature; the agent's code
+		// goes in an empty folder of its own.
+		if in.MaskPatch != "" {
+			if err := f.step(ctx, "masking the original package", repoDir, "sh", "-c", "git apply -v "+maskFile+" && rm -f "+maskFile); err != nil {
+				return err
+			}
+		}
+		if err := f.step(ctx, "sealing the repository the tests run in", repoDir, "sh", "-c", sealScript(false)); err != nil {
+			return err
+		}
 		return f.step(ctx, "making the agent's empty folder", "/",
-			"sh", "-c", "mkdir -p "+agentDir+" && cd "+agentDir+" && git init -q && git commit -q --allow-empty -m start && rm -f "+goldFile)
+			"sh", "-c", "mkdir -p "+agentDir+" && cd "+agentDir+" && git init -q && git commit -q --allow-empty -m start")
 	}
 	if f.masked {
 		if in.Patch != "" {

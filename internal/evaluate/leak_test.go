@@ -33,9 +33,10 @@ exit 0
 
 // TestNothingOfTheSolutionInTheContainer: in the container every instance
 // of the example is graded in, once the prediction (here empty) and the
-// tests are in place, no file anywhere, and no git object, holds a line the
-// gold patch adds; the repository has one commit and no reflog, stash or
-// tag beyond it.
+// tests are in place, no file anywhere, and no git object, holds a line of
+// the feature (level 1: that the gold patch adds; level 2, whose gold patch
+// is the whole package vendored: that the mask removes); the repository has
+// one commit and no reflog, stash or tag beyond it.
 func TestNothingOfTheSolutionInTheContainer(t *testing.T) {
 	ds := example(t)
 	eng, img := envImage(t)
@@ -43,19 +44,20 @@ func TestNothingOfTheSolutionInTheContainer(t *testing.T) {
 	scanned := 0
 	for _, in := range ds.SplitInstances("full") {
 		t.Run(in.InstanceID, func(t *testing.T) {
+			feature, sign := in.Patch, "+"
+			if in.Level == 2 {
+				if in.MaskPatch == "" {
+					t.Fatal("a level 2 instance without a mask_patch: graded beside the complete package")
+				}
+				feature, sign = in.MaskPatch, "-"
+			}
 			var needles []string
-			for _, l := range strings.Split(in.Patch, "\n") {
-				if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") {
+			for _, l := range strings.Split(feature, "\n") {
+				if strings.HasPrefix(l, sign) && !strings.HasPrefix(l, sign+sign+sign) {
 					if s := strings.TrimSpace(l[1:]); len(s) >= 20 {
 						needles = append(needles, s)
 					}
 				}
-			}
-			if in.Level == 2 {
-				// Level 2 is graded beside the complete package: until a
-				// dataset gives a level 2 instance its mask, the removed
-				// code is in /testbed (docs/threat-model.md, "What remains").
-				t.Skip("level 2: the complete package is installed beside agent_code (see docs/threat-model.md)")
 			}
 			if len(needles) == 0 {
 				t.Skip("the gold patch adds no line long enough to look for")
@@ -79,14 +81,14 @@ func TestNothingOfTheSolutionInTheContainer(t *testing.T) {
 				switch {
 				case len(f) == 0:
 				case f[0] == "NEEDLES":
-					if n, _ := strconv.Atoi(f[1]); n == 0 && in.Level == 1 {
-						t.Errorf("every added line of the gold patch is in the starting point too: nothing to look for")
+					if n, _ := strconv.Atoi(f[1]); n == 0 {
+						t.Errorf("every line of the feature is in the starting point too: nothing to look for")
 					}
 					scanned++
 				case f[0] == "FILE":
-					t.Errorf("%s holds a line of the gold patch", f[1])
+					t.Errorf("%s holds a line of the feature", f[1])
 				case f[0] == "GITOBJ" && f[2] != "0":
-					t.Errorf("%s's git objects hold %s lines of the gold patch", f[1], f[2])
+					t.Errorf("%s's git objects hold %s lines of the feature", f[1], f[2])
 				case f[0] == "COMMITS" && (f[2] != "1" || f[3] != "0" || f[4] != "0"):
 					t.Errorf("%s: %s commits (with the reflog's), %s stashes, %s tags; want 1, 0, 0", f[1], f[2], f[3], f[4])
 				}

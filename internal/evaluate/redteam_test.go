@@ -266,3 +266,60 @@ func tail(b []byte) string {
 	}
 	return s
 }
+
+// reExport is a level 2 agent_code that takes every name of every module
+// of the original package: graded beside the complete package it would
+// pass; beside the masked one it lacks the feature.
+const reExport = `import importlib as _il, pkgutil as _pu
+import textkit as _pkg
+for _m in [None] + [m.name for m in _pu.iter_modules(_pkg.__path__)]:
+    _mod = _pkg if _m is None else _il.import_module("textkit." + _m)
+    globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})
+`
+
+// TestRedTeamLevel2: at level 2 the original package is there only
+// masked, and sealed: agent_code re-exporting it, or reading the
+// repository's history for the removed code, gains nothing on any level 2
+// instance of the example.
+func TestRedTeamLevel2(t *testing.T) {
+	ds := example(t)
+	eng, img := envImage(t)
+	pyproject := newFile("pyproject.toml", "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"agent_code\"\nversion = \"0.1\"\n\n[tool.setuptools]\npackages = [\"agent_code\"]\n")
+	preds := map[string]evaluate.Prediction{}
+	var ids []string
+	for _, in := range ds.SplitInstances("full") {
+		if in.Level == 2 {
+			ids = append(ids, in.InstanceID)
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("the example has no level 2 instance")
+	}
+	for _, a := range []struct{ name, init string }{
+		{"agent_code re-exports the original package", reExport},
+		{"agent_code reads the repository's history", readHistory + reExport},
+	} {
+		t.Run(a.name, func(t *testing.T) {
+			for _, id := range ids {
+				preds[id] = evaluate.Prediction{Model: "attacker", Patch: []byte(newFile("agent_code/__init__.py", a.init) + pyproject)}
+			}
+			_, reps, dir := run(t, eng, img, ds, ids, false, preds, testLimits)
+			for _, id := range ids {
+				r := reps[id]
+				if r == nil {
+					t.Fatalf("%s: no report", id)
+				}
+				log, _ := os.ReadFile(filepath.Join(dir, id, "attempt-1", "container.log"))
+				if r.Error != "" || !r.PatchApplied || r.InstallOK == nil || !*r.InstallOK {
+					t.Fatalf("%s: the attack was not graded (error %q, applied %v, installed %v)\n%s", id, r.Error, r.PatchApplied, r.InstallOK, tail(log))
+				}
+				if r.Resolved || r.FV {
+					t.Errorf("%s: graded resolved %v, FV %v, %.0f%% of the fail-to-pass tests passed", id, r.Resolved, r.FV, 100*r.PassedRate)
+				}
+				if regexp.MustCompile(`FOUND: `).Match(log) {
+					t.Errorf("%s: the attack found what the container must not hold:\n%s", id, tail(log))
+				}
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func originalPackages(in *bench.Instance) map[string]bool {
 			addPath(f)
 		}
 	}
-	for _, diff := range []string{in.Patch, in.TestPatch} {
+	for _, diff := range []string{in.Patch, in.TestPatch, in.MaskPatch} {
 		for _, fc := range changes([]byte(diff), false) {
 			for _, p := range fc.Paths {
 				if strings.HasSuffix(p, ".py") && !IsTestPath(p) {

@@ -1,8 +1,11 @@
 package mask_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/featbench/featbench/internal/mask"
@@ -67,11 +70,7 @@ from __future__ import annotations
 import agent_code
 import pytest
 
-import textkit.slug
-import textkit.slug as s
-from textkit import slug
-from agent_code import unique_slug
-from textkit.slug import slugify
+from agent_code import unique_slug, slugify
 from agent_code import Table as T
 
 
@@ -79,7 +78,7 @@ def test_it():
     assert unique_slug("a", set()) == "a"
     assert agent_code.unique_slug("a", set()) == agent_code.unique_slug("a", set())
     assert agent_code.unique_slug("b", set()) == "b"
-    assert slug.slugify("A") == "a"
+    assert agent_code.slugify("A") == "a"
     assert T
 
 
@@ -88,9 +87,8 @@ def test_local():
 
     assert us("x", set()) == "x"
 `},
-		// No docstring and no __future__ import: agent_code comes first.
+		// The package's import gives way to agent_code's.
 		{"tests/test_plain.py", `import agent_code
-import textkit.slug as s
 
 
 def test_plain():
@@ -102,11 +100,12 @@ def test_plain():
 			dir := r.write(t)
 			res := mustMask(t, dir, mask.Request{
 				Remove:       []string{objID(t, r, "textkit/slug.py", "unique_slug", "def unique_slug")},
+				Describe:     []string{objID(t, r, "textkit/slug.py", "unique_slug", "def unique_slug")},
 				ProtectFiles: []string{tc.file},
 				Level2:       &mask.Level2{TestFile: tc.file, Package: "textkit", Names: []string{"unique_slug", "Table"}},
 			})
 			if res.Level2Test == nil {
-				t.Fatal("no level2_test in the result")
+				t.Fatalf("no level2_test in the result (%s)", res.Level2Problem)
 			}
 			if *res.Level2Test != tc.want {
 				t.Errorf("level 2 test:\n%s\nwant:\n%s", *res.Level2Test, tc.want)
@@ -121,5 +120,186 @@ def test_plain():
 				t.Errorf("%s was changed on disk:\n%s", tc.file, got)
 			}
 		})
+	}
+}
+
+var vendored = repo{
+	"textkit/__init__.py": `"""textkit."""
+
+from textkit.slug import slugify
+`,
+	"textkit/_text.py": `import re
+
+
+def norm(text):
+    return re.sub(r"\s+", " ", text).strip()
+`,
+	"textkit/slug.py": `from textkit._text import norm
+
+_SEP = "-"
+
+
+def slugify(text):
+    return norm(text).lower().replace(" ", _SEP)
+
+
+def _taken(slug, taken):
+    return slug in taken
+
+
+def unique_slug(text, taken):
+    slug = slugify(text)
+    while _taken(slug, taken):
+        slug += _SEP + "x"
+    return slug
+
+
+def careful(text):
+    return _taken(text, set())
+`,
+	"textkit/other.py": `def unused():
+    return 1
+`,
+	"tests/test_slug.py": `from textkit.slug import slugify, unique_slug
+
+
+def test_it():
+    assert unique_slug("A b", {"a-b"}) == "a-b-x"
+    assert slugify("A b") == "a-b"
+`,
+	"tests/test_module.py": `import pytest
+
+from textkit import slug
+
+
+def test_it(monkeypatch):
+    monkeypatch.setattr(slug, "_SEP", "_")
+`,
+	"tests/test_careful.py": `from textkit.slug import careful, unique_slug
+
+
+def test_it():
+    assert careful("a") is False
+    assert unique_slug("a", set())
+`,
+}
+
+// TestLevel2Package checks the rest of level 2: the reference solution is
+// the package vendored as agent_code (what the names need, and the
+// package's __init__), and the code the tests use beyond the described
+// objects is given whole, with the helpers it needs; what cannot be made
+// fair is a problem, not a test file.
+func TestLevel2Package(t *testing.T) {
+	r := vendored
+	unique := objID(t, r, "textkit/slug.py", "unique_slug", "def unique_slug")
+	taken := objID(t, r, "textkit/slug.py", "_taken", "def _taken")
+	request := func(file string) mask.Request {
+		return mask.Request{
+			Remove: []string{unique, taken}, Describe: []string{unique}, ProtectFiles: []string{file},
+			Level2: &mask.Level2{TestFile: file, Package: "textkit", Names: []string{"unique_slug"}},
+		}
+	}
+	res := mustMask(t, r.write(t), request("tests/test_slug.py"))
+	if res.Level2Problem != "" || res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	if want := []string{"slugify", "unique_slug"}; !slices.Equal(res.Level2Names, want) {
+		t.Errorf("names %q, want %q", res.Level2Names, want)
+	}
+	files := map[string]string{}
+	for _, f := range res.Level2Vendor {
+		files[f.Path] = f.Text
+	}
+	if got := slices.Sorted(maps.Keys(files)); !slices.Equal(got, []string{"agent_code/__init__.py", "agent_code/_text.py", "agent_code/slug.py"}) {
+		t.Errorf("vendored %q: want the package's __init__ and what it and the names import, not other.py", got)
+	}
+	if !strings.Contains(files["agent_code/slug.py"], "from agent_code._text import norm\n") ||
+		!strings.Contains(files["agent_code/slug.py"], "def unique_slug(text, taken):") {
+		t.Errorf("slug.py not vendored from the original with its import rewritten:\n%s", files["agent_code/slug.py"])
+	}
+	if !strings.Contains(files["agent_code/__init__.py"], "from agent_code.slug import slugify, unique_slug\n") {
+		t.Errorf("__init__.py does not export the names:\n%s", files["agent_code/__init__.py"])
+	}
+	var given []string
+	for _, g := range res.Level2Given {
+		given = append(given, g.Module+": "+strings.Join(g.Imports, "; ")+" | "+strings.Join(g.Code, " | "))
+	}
+	want := []string{
+		"textkit._text: import re | def norm(text):\n    return re.sub(r\"\\s+\", \" \", text).strip()",
+		"textkit.slug:  | _SEP = \"-\" | def slugify(text):\n    return norm(text).lower().replace(\" \", _SEP)",
+	}
+	if !slices.Equal(given, want) {
+		t.Errorf("given code:\n%q\nwant:\n%q", given, want)
+	}
+	if len(res.Level2Interfaces) != 1 || !strings.Contains(res.Level2Interfaces[0].Code, "def unique_slug(text, taken):") {
+		t.Errorf("level 2 interfaces: %+v", res.Level2Interfaces)
+	}
+
+	for file, problem := range map[string]string{
+		"tests/test_module.py":  "uses the module textkit.slug itself",
+		"tests/test_careful.py": "careful, which the tests use, needs _taken, which the feature removes",
+	} {
+		res := mustMask(t, r.write(t), request(file))
+		if res.Level2Test != nil || !strings.Contains(res.Level2Problem, problem) {
+			t.Errorf("%s: level 2 test made (%v) or problem %q, want one naming %q", file, res.Level2Test != nil, res.Level2Problem, problem)
+		}
+	}
+}
+
+// TestLevel2Class: from scratch, a class the feature is part of is shown
+// whole but for what the mask removes: its described methods as stubs, the
+// rest as written, a removed helper not at all.
+func TestLevel2Class(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "",
+		"textkit/toc.py": `class Toc:
+    """A table of contents."""
+
+    depth: int = 2
+    items: list
+
+    def add(self, title):
+        """Add a heading."""
+        self.items.append(self._norm(title))
+
+    def _norm(self, title):
+        return title.strip()
+
+    def __len__(self):
+        return len(self.items)
+`,
+		"tests/test_toc.py": `from textkit.toc import Toc
+
+
+def test_it():
+    assert len(Toc()) == 0
+`,
+	}
+	add := objID(t, r, "textkit/toc.py", "Toc.add", "def add")
+	norm := objID(t, r, "textkit/toc.py", "Toc._norm", "def _norm")
+	res := mustMask(t, r.write(t), mask.Request{
+		Remove: []string{add, norm}, Describe: []string{add}, ProtectFiles: []string{"tests/test_toc.py"},
+		Level2: &mask.Level2{TestFile: "tests/test_toc.py", Package: "textkit", Names: []string{"Toc"}},
+	})
+	if res.Level2Problem != "" || len(res.Level2Interfaces) != 1 {
+		t.Fatalf("problem %q, interfaces %+v", res.Level2Problem, res.Level2Interfaces)
+	}
+	want := `class Toc:
+    """A table of contents."""
+    depth: int = 2
+    items: list
+
+    def add(self, title):
+        """Add a heading."""
+        # <your code>
+
+    def __len__(self):
+        return len(self.items)
+`
+	if got := res.Level2Interfaces[0].Code; got != want {
+		t.Errorf("level 2 interface:\n%s\nwant:\n%s", got, want)
+	}
+	if len(res.Level2Given) != 0 {
+		t.Errorf("the class is described, not given: %+v", res.Level2Given)
 	}
 }

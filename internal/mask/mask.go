@@ -101,8 +101,40 @@ type Result struct {
 	// Interfaces are the stubs of the described objects, sorted by path and
 	// line.
 	Interfaces []Interface `json:"interfaces"`
-	// Level2Test is the rewritten test file, when Request.Level2 was set.
+	// Level2Test is the rewritten test file, when Request.Level2 was set:
+	// every name it imported from the package (by any import or attribute
+	// chain) it imports from agent_code, and nothing from the package.
 	Level2Test *string `json:"level2_test,omitempty"`
+	// Level2Problem is why level 2 cannot be made (Request.Level2 was set
+	// and the other Level2 fields are empty): the test file uses a module of
+	// the package as an object, or needs code the feature removes that the
+	// statement does not describe.
+	Level2Problem string `json:"level2_problem,omitempty"`
+	// Level2Names are the names the level 2 test imports from agent_code.
+	Level2Names []string `json:"level2_names,omitempty"`
+	// Level2Vendor is the level 2 reference solution: the package's
+	// modules the names need, from the original sources, copied under
+	// agent_code/ with the package's name rewritten.
+	Level2Vendor []VendoredFile `json:"level2_vendor,omitempty"`
+	// Level2Given is the code the level 2 tests use that is not the
+	// feature (the statement gives it whole), by module.
+	Level2Given []Given `json:"level2_given,omitempty"`
+	// Level2Interfaces are Interfaces as level 2 shows them: a class is
+	// whole but for its removed members.
+	Level2Interfaces []Interface `json:"level2_interfaces,omitempty"`
+}
+
+// VendoredFile is one file of the level 2 reference solution.
+type VendoredFile struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
+}
+
+// Given is the code of one module the level 2 tests use unchanged.
+type Given struct {
+	Module  string   `json:"module"`
+	Imports []string `json:"imports"` // import statements it needs, outside the package
+	Code    []string `json:"code"`    // module-level statements, in source order
 }
 
 // File is one edited file.

@@ -744,9 +744,11 @@ def docstring_node(node):
     return None
 
 
-def render_stub(src, d, children, level, out, points):
+def render_stub(src, d, children, level, out, points, gone=None):
     """Append the stub of Def d at nesting level to out; record where its
-    docstring sits (or would go) in points."""
+    docstring sits (or would go) in points. With gone (the ids of removed
+    nodes), a class's other statements are kept whole, for level 2, where
+    the agent sees nothing else of it."""
     node = d.node
     ind, body_ind = "    " * level, "    " * (level + 1)
     out += shift(header_lines(src, node), src.indent(first_line(node)), ind)
@@ -759,6 +761,25 @@ def render_stub(src, d, children, level, out, points):
         seg = [s.rstrip("\r") for s in seg]
         out += [body_ind + seg[0]] + shift(seg[1:], " " * doc.col_offset, body_ind)
         body_lines += 1
+    kids = children.get(id(node), [])
+    if isinstance(node, ast.ClassDef) and gone is not None:
+        prev_def = False
+        for st in node.body:
+            kid = next((k for k in kids if k.node is st), None)
+            if st is doc or (kid is None and id(st) in gone):
+                continue
+            if body_lines and (isinstance(st, DEFS) or prev_def):
+                out.append("")
+            prev_def = isinstance(st, DEFS)
+            if kid is not None:
+                render_stub(src, kid, children, level + 1, out, points, gone)
+            else:
+                lines = [src.line(n) for n in range(first_line(st), st.end_lineno + 1)]
+                out += shift(lines, src.indent(first_line(st)), body_ind)
+            body_lines += 1
+        if not body_lines:
+            out.append(body_ind + "pass")
+        return
     if isinstance(node, ast.ClassDef):
         for st in node.body:
             simple = ((isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name))
@@ -767,7 +788,6 @@ def render_stub(src, d, children, level, out, points):
                 lines = [src.line(n) for n in range(st.lineno, st.end_lineno + 1)]
                 out += shift(lines, src.indent(st.lineno), body_ind)
                 body_lines += 1
-    kids = children.get(id(node), [])
     for k in kids:
         if body_lines:
             out.append("")
@@ -777,9 +797,10 @@ def render_stub(src, d, children, level, out, points):
         out.append(body_ind + "# <your code>")
 
 
-def interfaces(ids, cache):
+def interfaces(ids, cache, gone=None):
     """Stubs of the described objects, one per outermost enclosing def or
-    class (the described methods of a class share their class's stub)."""
+    class (the described methods of a class share their class's stub).
+    gone: see render_stub."""
     described = set()
     groups = {}  # (path, line of the outermost def) -> (src, outermost Def)
     children = {}  # id(node) -> Defs rendered inside it
@@ -802,7 +823,7 @@ def interfaces(ids, cache):
     for key in sorted(groups):
         src, top = groups[key]
         lines, points = [], []
-        render_stub(src, top, children, 0, lines, points)
+        render_stub(src, top, children, 0, lines, points, gone)
         head = points[0]
         out.append({"id": head["id"], "path": src.path, "kind": top.kind, "qualname": top.qual,
                     "line": top.node.lineno, "described": head["id"] in described,
@@ -813,7 +834,13 @@ def interfaces(ids, cache):
 
 
 # ---------------------------------------------------------------------------
-# Level 2: the test file importing the top names from agent_code
+# Level 2: the test file importing from agent_code, the honest reference
+# solution (the original package vendored as agent_code) and the code the
+# tests use that is not the feature.
+
+
+class Level2Problem(Exception):
+    """Why an instance cannot be made at level 2 (the level is dropped, not the candidate)."""
 
 
 def package_roots(root, package):
@@ -831,52 +858,95 @@ def package_roots(root, package):
     return out
 
 
+class PackageFiles:
+    """Where a top-level package's modules are, relative to the root."""
+
+    def __init__(self, root, package):
+        self.root, self.package = root, package
+        roots = package_roots(root, package)
+        if not roots:
+            raise Level2Problem("the package %s is not in the repository" % package)
+        self.base = os.path.relpath(roots[0], root).replace(os.sep, "/")
+        self.base = "" if self.base == "." else self.base + "/"
+
+    def file_of(self, dotted):
+        """The file of module dotted (in the package), or None."""
+        rel = self.base + dotted.replace(".", "/")
+        for p in (rel + ".py", rel + "/__init__.py"):
+            if os.path.isfile(os.path.join(self.root, p)):
+                return p
+        return None
+
+    def module_of(self, path):
+        rel = path[len(self.base):-3]
+        parts = rel.split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        return ".".join(parts)
+
+    def inside(self, dotted):
+        return dotted == self.package or dotted.startswith(self.package + ".")
+
+
 def level2_rewrite(root, spec):
+    """The test file with every name it imports from the package imported
+    from agent_code instead (``from pkg.mod import x`` and ``pkg.mod.x``
+    alike), and the names moved, as (name, module) pairs. The rewritten file
+    may import nothing else from the package."""
     path = spec["test_file"]
     package = spec["package"]
-    names = set(spec["names"])
+    pf = PackageFiles(root, package)
     src, _ = read_source(root, path)
-    roots = package_roots(root, package)
-
-    def in_package(dotted):
-        return dotted == package or dotted.startswith(package + ".")
 
     def is_module(dotted):
-        rel = dotted.replace(".", "/")
-        return any(os.path.isfile(os.path.join(b, rel + ".py")) or os.path.isdir(os.path.join(b, rel)) for b in roots)
+        return pf.inside(dotted) and pf.file_of(dotted) is not None
 
     ed = Editor(src)
     tree = src.tree
-    bind = {}  # local name -> dotted name it was imported as
+    bind = {}  # local name -> dotted module it was imported as (modules of the package only)
+    module_imports = []  # import statements that bind package modules
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
+            if any(pf.inside(a.name) for a in node.names):
+                if not all(pf.inside(a.name) for a in node.names):
+                    raise Level2Problem("%s:%d imports the package with other modules in one statement" % (path, node.lineno))
+                module_imports.append(node)
             for a in node.names:
-                if a.asname:
-                    bind[a.asname] = a.name
-                else:
-                    bind[a.name.split(".")[0]] = a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if pf.inside(a.name):
+                    if a.asname:
+                        bind[a.asname] = a.name
+                    else:
+                        bind[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and pf.inside(node.module):
             for a in node.names:
-                if a.name != "*":
+                if a.name == "*":
+                    raise Level2Problem("%s:%d star-imports from %s" % (path, node.lineno, node.module))
+                if is_module(node.module + "." + a.name):
                     bind[a.asname or a.name] = node.module + "." + a.name
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            raise Level2Problem("%s:%d has a relative import" % (path, node.lineno))
 
-    # from PKG.mod import top, other  ->  from agent_code import top / from PKG.mod import other
+    moved = []  # (name, module), in order
+
+    def move(name, module):
+        if (name, module) not in moved:
+            moved.append((name, module))
+
+    # from PKG.mod import x  ->  from agent_code import x. The modules it
+    # binds go: every use of them is rewritten below (or is a problem).
+    drop = set()
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and in_package(node.module)):
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and pf.inside(node.module)):
             continue
-        moved = [a for a in node.names if a.name in names]
-        if not moved:
-            continue
-        stmt = "from agent_code import " + ", ".join(src.segment(a) for a in moved)
-        if len(moved) == len(node.names):
-            ed.replace_node(node, stmt)
-            continue
-        ed.remove_items(node, node.names, set(map(id, moved)))
-        first = node.lineno
-        if ed.owns_lines(first, node):
-            ed.replace(src.line_start(first), src.line_start(first), src.indent(first) + stmt + src.ending(first))
+        names = [a for a in node.names if not is_module(node.module + "." + a.name)]
+        for a in names:
+            move(a.name, node.module)
+        if names:
+            ed.replace_node(node, "from agent_code import " + ", ".join(src.segment(a) for a in names))
         else:
-            ed.replace(src.start(node), src.start(node), stmt + "; ")
+            drop.add(id(node))
+        module_imports.append(node)
+    drop.update(id(n) for n in module_imports if isinstance(n, ast.Import))
 
     def resolve(expr):
         if isinstance(expr, ast.Name):
@@ -886,21 +956,32 @@ def level2_rewrite(root, spec):
             return base + "." + expr.attr if base else None
         return None
 
-    # mod.top, pkg.mod.top -> agent_code.top, outermost chain first.
+    # mod.x, pkg.mod.x -> agent_code.x, outermost chain first; any other use
+    # of a module of the package is a problem.
     replaced = [0]
+    in_import = set()
+    for node in module_imports:
+        for sub in ast.walk(node):
+            in_import.add(id(sub))
 
     def visit(node):
-        if isinstance(node, ast.Attribute) and node.attr in names:
+        if id(node) in in_import:
+            return
+        if isinstance(node, ast.Attribute):
             dotted = resolve(node.value)
-            if dotted and in_package(dotted) and is_module(dotted):
+            if dotted and is_module(dotted) and not is_module(dotted + "." + node.attr):
+                if not isinstance(node.ctx, ast.Load):
+                    raise Level2Problem("%s:%d assigns to %s.%s" % (path, node.lineno, dotted, node.attr))
                 ed.replace_node(node, "agent_code." + node.attr)
+                move(node.attr, dotted)
                 replaced[0] += 1
                 return
+        if isinstance(node, ast.Name) and node.id in bind:
+            raise Level2Problem("%s:%d uses the module %s itself, not a name in it" % (path, node.lineno, bind[node.id]))
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     visit(tree)
-
     has_import = any(isinstance(st, ast.Import) and any(a.name == "agent_code" and not a.asname for a in st.names)
                      for st in tree.body)
     if replaced[0] and not has_import:
@@ -910,7 +991,11 @@ def level2_rewrite(root, spec):
             i = 1
         while i < len(body) and isinstance(body[i], ast.ImportFrom) and body[i].module == "__future__":
             i += 1
-        if i < len(body) and (i == 0 or first_line(body[i]) > body[i - 1].end_lineno):
+        if i < len(body) and id(body[i]) in drop and ed.owns_lines(first_line(body[i]), body[i]):
+            # The package's import the rewrite drops makes way for agent_code's.
+            drop.discard(id(body[i]))
+            ed.replace_node(body[i], "import agent_code")
+        elif i < len(body) and (i == 0 or first_line(body[i]) > body[i - 1].end_lineno):
             ln = first_line(body[i])
             ed.replace(src.line_start(ln), src.line_start(ln), "import agent_code" + src.ending(ln))
         elif i < len(body):
@@ -920,9 +1005,253 @@ def level2_rewrite(root, spec):
             end = len(src.text)
             sep = "" if src.text.endswith("\n") or not src.text else src.newline
             ed.replace(end, end, sep + "import agent_code" + src.newline)
+    ed.drop_statements(tree, drop)
     text = ed.apply()
     reparse(path, text, "the level 2 rewrite")
-    return text
+    return text, moved
+
+
+def rename_package(text, package, path):
+    """text with the package's name replaced by agent_code wherever it
+    starts a dotted name (imports and attribute chains; not strings)."""
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError) as e:
+        raise Level2Problem("%s does not tokenize: %s" % (path, e))
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", text)
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+    edits = []
+    prev = None
+    for t in toks:
+        if t.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            continue
+        if t.type == tokenize.NAME and t.string == package and not (prev is not None and prev.string == "."):
+            edits.append(starts[t.start[0] - 1] + t.start[1])
+        prev = t
+    out, pos = [], 0
+    for off in edits:
+        out.append(text[pos:off])
+        out.append("agent_code")
+        pos = off + len(package)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def imported_modules(pf, path, tree):
+    """The package's modules a file imports, absolute and relative."""
+    mod = pf.module_of(path).split(".")
+    pkg = mod if path.endswith("__init__.py") else mod[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names if pf.inside(a.name)]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                up = node.level - 1
+                if up > len(pkg):
+                    continue
+                target = ".".join(pkg[:len(pkg) - up] + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not pf.inside(target):
+                continue
+            out.append(target)
+            out += [target + "." + a.name for a in node.names if pf.file_of(target + "." + a.name)]
+    return out
+
+
+def level2_vendor(root, pf, moved, cache):
+    """The reference solution's files: the modules of the package that the
+    moved names need, copied under agent_code/ (with the package's
+    __init__, and every package on the way) and the package's name
+    rewritten; __init__ also imports each moved name."""
+    files = {}
+    queue = [pf.package] + [m for _, m in moved]
+    while queue:
+        dotted = queue.pop()
+        parts = dotted.split(".")
+        for i in range(1, len(parts) + 1):
+            sub = ".".join(parts[:i])
+            p = pf.file_of(sub)
+            if p is None or p in files:
+                continue
+            src, _ = cache(p)
+            files[p] = src
+            queue += imported_modules(pf, p, src.tree)
+    out = []
+    top = pf.file_of(pf.package)
+    for p in sorted(files):
+        src = files[p]
+        rel = p[len(pf.base):]
+        new = "agent_code/__init__.py" if rel == pf.package + ".py" else "agent_code" + rel[len(pf.package):]
+        text = rename_package(src.text, pf.package, p)
+        if p == top:
+            by_module = {}
+            for n, m in moved:
+                if m != pf.package:
+                    by_module.setdefault(m, []).append(n)
+            extra = ["from agent_code%s import %s" % (m[len(pf.package):], ", ".join(ns)) for m, ns in sorted(by_module.items())]
+            if extra:
+                if text and not text.endswith("\n"):
+                    text += src.newline
+                text += src.newline.join(["", "# The names the level 2 tests import from agent_code."] + extra) + src.newline
+        out.append({"path": new, "text": text})
+    return out
+
+
+BUILTINS = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set(__builtins__)
+
+
+def bound_names(node):
+    """Names bound inside node (arguments, assignments, imports, defs)."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, DEFS) and n is not node:
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
+def free_names(node):
+    loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return loads - bound_names(node) - BUILTINS
+
+
+def binds(st, name):
+    if isinstance(st, DEFS):
+        return st.name == name
+    if isinstance(st, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in st.targets)
+    if isinstance(st, ast.AnnAssign):
+        return isinstance(st.target, ast.Name) and st.target.id == name
+    if isinstance(st, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name).split(".")[0] == name for a in st.names)
+    return False
+
+
+def level2_given(pf, moved, tops, units, cache):
+    """The code the level 2 tests use that is not the feature: each moved
+    name that is not described, with the module-level helpers and imports
+    it needs, by module. A name that holds or needs removed code the
+    statement does not describe is a problem."""
+    described = set()
+    for oid in tops:
+        path, qual, _ = parse_id(oid)
+        described.add((path, qual.split(".")[0]))
+    removed = {}
+    for path, us in units.items():
+        for d in us:
+            removed.setdefault(path, []).append(d.node)
+
+    def find(module, name, depth=0):
+        path = pf.file_of(module)
+        if path is None or depth > 20:
+            return None
+        src, _ = cache(path)
+        found = None
+        for st in src.tree.body:
+            if binds(st, name):
+                found = st
+        if found is None:
+            return None
+        if isinstance(found, ast.ImportFrom):
+            a = next(a for a in found.names if (a.asname or a.name) == name)
+            mod = pf.module_of(path).split(".")
+            pkg = mod if path.endswith("__init__.py") else mod[:-1]
+            target = found.module or ""
+            if found.level:
+                target = ".".join(pkg[:len(pkg) - (found.level - 1)] + ([found.module] if found.module else []))
+            if pf.inside(target):
+                if pf.file_of(target + "." + a.name):
+                    return None  # a module, not a value
+                return find(target, a.name, depth + 1)
+        return path, src, found, name
+
+    given = {}  # path -> {id(stmt): stmt}
+    imports = {}  # path -> [import lines]
+    order = {}
+    todo = []
+    for name, module in moved:
+        b = find(module, name)
+        if b is None:
+            raise Level2Problem("the tests import %s from %s, which is not a module-level name there" % (name, module))
+        todo.append(b)
+    while todo:
+        path, src, st, name = todo.pop()
+        if (path, name) in described:
+            continue
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            a = next(a for a in st.names if (a.asname or a.name).split(".")[0] == name)
+            if isinstance(st, ast.Import):
+                line = "import " + src.segment(a)
+            else:
+                line = "from %s%s import %s" % ("." * st.level, st.module or "", src.segment(a))
+            imports.setdefault(path, [])
+            if line not in imports[path]:
+                imports[path].append(line)
+            continue
+        for node in removed.get(path, []):
+            if st.lineno <= node.lineno and node.end_lineno <= st.end_lineno:
+                raise Level2Problem("the tests use %s of %s, which holds code the feature removes" % (name, pf.module_of(path)))
+        if id(st) in given.setdefault(path, {}):
+            continue
+        given[path][id(st)] = st
+        for free in sorted(free_names(st)):
+            b = find(pf.module_of(path), free)
+            if b is None:
+                continue
+            if any(b[2] is node for node in removed.get(b[0], [])) and (b[0], free) not in described:
+                raise Level2Problem("%s, which the tests use, needs %s, which the feature removes and the statement does not describe"
+                                    % (name, free))
+            todo.append(b)
+    seen = {}
+    for path, stmts in given.items():
+        for st in stmts.values():
+            for n in ([st.name] if isinstance(st, DEFS) else [t.id for t in ast.walk(st) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]):
+                if seen.setdefault(n, path) != path:
+                    raise Level2Problem("the code the tests use defines %s in both %s and %s" % (n, pf.module_of(seen[n]), pf.module_of(path)))
+    out = []
+    for path in sorted(set(given) | set(imports)):
+        src, _ = cache(path)
+        stmts = sorted(given.get(path, {}).values(), key=lambda s: s.lineno)
+        code = []
+        for st in stmts:
+            code.append("\n".join(src.line(n) for n in range(first_line(st), st.end_lineno + 1)))
+        rel_imports = [i for i in imports.get(path, []) if i.startswith("from .")]
+        if rel_imports:
+            raise Level2Problem("given code of %s needs a relative import: %s" % (pf.module_of(path), rel_imports[0]))
+        if code or imports.get(path):
+            out.append({"module": pf.module_of(path), "imports": imports.get(path, []), "code": code})
+    return out
+
+
+def level2_task(root, spec, tops, units, cache):
+    """Everything level 2 needs, or the problem that stops it."""
+    try:
+        if "." in spec["package"]:
+            raise Level2Problem("the package %s is not a top-level package" % spec["package"])
+        text, moved = level2_rewrite(root, spec)
+        if not moved:
+            raise Level2Problem("the test file imports nothing from %s" % spec["package"])
+        pf = PackageFiles(root, spec["package"])
+        vendor = level2_vendor(root, pf, moved, cache)
+        given = level2_given(pf, moved, tops, units, cache)
+        names = [n for n, _ in moved]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise Level2Problem("the tests import %s from more than one module" % ", ".join(dup))
+    except Level2Problem as e:
+        return {"level2_problem": str(e)}
+    return {"level2_test": text, "level2_names": names, "level2_vendor": vendor, "level2_given": given}
 
 
 # ---------------------------------------------------------------------------
@@ -1006,9 +1335,14 @@ def run(root, req):
 
     # Descriptions and the level 2 test come from the original sources.
     result_interfaces = interfaces(req.get("describe") or [], cache)
-    level2_text = level2_rewrite(root, level2) if level2 else None
-
     units = removal_units(req.get("remove") or [], protect, cache)
+    level2_out = None
+    if level2:
+        level2_out = level2_task(root, level2, req.get("describe") or [], units, cache)
+        if "level2_test" in level2_out:
+            # From scratch, a class is given whole but for what is removed.
+            gone = {id(d.node) for us in units.values() for d in us}
+            level2_out["level2_interfaces"] = interfaces(req.get("describe") or [], cache, gone)
     # Removed module-level names, under every module name their file goes by.
     targets = {}
     for path, us in units.items():
@@ -1045,8 +1379,8 @@ def run(root, req):
         write_text(root, path, text, enc)
 
     out = {"files": files, "lines": total_lines, "functions": functions, "interfaces": result_interfaces}
-    if level2:
-        out["level2_test"] = level2_text
+    if level2_out:
+        out.update(level2_out)
     return out
 
 
