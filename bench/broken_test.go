@@ -276,7 +276,7 @@ func TestLoadBroken(t *testing.T) {
 			want{a1Manifest, 0, "release_date", "is required"}},
 		{"unknown key in dataset.toml",
 			replace(a1Manifest, `license = "MIT"`, `licence = "MIT"`),
-			want{a1Manifest, 13, "repositories[0].licence", `unknown key "licence"; did you mean "license"?`}},
+			want{a1Manifest, 13, "repositories[0].licence", `unknown key "licence"; did you mean "repositories[0].license"?`}},
 		{"TOML syntax error in dataset.toml",
 			replace(a1Manifest, `title = "Alpha"`, `title = "Alpha`),
 			want{a1Manifest, 3, "title", "newlines"}},
@@ -373,7 +373,7 @@ func TestLoadBroken(t *testing.T) {
 		// metadata.toml
 		{"unknown key in metadata.toml",
 			appendText(tinyMeta, `resovled = true`),
-			want{tinyMeta, 12, "resovled", `unknown key "resovled" (check the spelling`}},
+			want{tinyMeta, 12, "resovled", `unknown key "resovled"; did you mean "reported.resolved"?`}},
 		{"unknown key in [reported]",
 			replace(bigMeta, `source = "Paper, Table 3"`, `sauce = "Paper, Table 3"`),
 			want{bigMeta, 10, "reported.sauce", "unknown key"}},

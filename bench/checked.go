@@ -58,7 +58,7 @@ func loadChecked(t *tree, subs []*Submission) Problems {
 		return ps
 	}
 	if len(doc.Checked) > maxAttestations {
-		kl.add(&ps, path, "checked", "holds %d attestations; at most %d", len(doc.Checked), maxAttestations)
+		kl.Add(&ps, path, "checked", "holds %d attestations; at most %d", len(doc.Checked), maxAttestations)
 		return ps
 	}
 	folders := map[string]*folder{}
@@ -73,7 +73,7 @@ func loadChecked(t *tree, subs []*Submission) Problems {
 	for i := range doc.Checked {
 		a := &doc.Checked[i]
 		field := fmt.Sprintf("checked[%d]", i)
-		bad := func(f, format string, args ...any) { kl.add(&ps, path, field+f, format, args...) }
+		bad := func(f, format string, args ...any) { kl.Add(&ps, path, field+f, format, args...) }
 		n := len(ps)
 		if msg := checkText(a.By, maxAttestedBy, oneLine); msg != "" {
 			bad(".by", "%s", msg)

@@ -59,19 +59,19 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 	var ps Problems
 	var c Collection
 	if err := jsonv2.Unmarshal(raw, &c, jsonv2.RejectUnknownMembers(true)); err != nil {
-		ps.add(path, 0, "", "%v", err)
+		ps.Add(path, 0, "", "%v", err)
 		return nil, ps
 	}
 	text := func(field, s string) {
 		switch {
 		case len(s) > maxCollectionText:
-			ps.add(path, 0, field, "%s", checkBytes(len(s), maxCollectionText))
+			ps.Add(path, 0, field, "%s", checkBytes(len(s), maxCollectionText))
 		case !utf8.ValidString(s):
-			ps.add(path, 0, field, "is not valid UTF-8")
+			ps.Add(path, 0, field, "is not valid UTF-8")
 		default:
 			for _, r := range s {
 				if badRune(r) {
-					ps.add(path, 0, field, "holds a control character %U", r)
+					ps.Add(path, 0, field, "holds a control character %U", r)
 					break
 				}
 			}
@@ -79,7 +79,7 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 	}
 	count := func(field string, n int) {
 		if n < 0 {
-			ps.add(path, 0, field, "is %d; it cannot be negative", n)
+			ps.Add(path, 0, field, "is %d; it cannot be negative", n)
 		}
 	}
 	text("dataset", c.Dataset)
@@ -89,14 +89,14 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 		count("splits."+k, v)
 	}
 	if len(c.Repos) > maxCollectionList {
-		ps.add(path, 0, "repositories", "lists %d; at most %d", len(c.Repos), maxCollectionList)
+		ps.Add(path, 0, "repositories", "lists %d; at most %d", len(c.Repos), maxCollectionList)
 		return nil, ps
 	}
 	drops := 0
 	for i, r := range c.Repos {
 		f := fmt.Sprintf("repositories[%d]", i)
 		if r == nil {
-			ps.add(path, 0, f, "is null")
+			ps.Add(path, 0, f, "is null")
 			continue
 		}
 		text(f+".repository", r.Repository)
@@ -109,7 +109,7 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 		}
 		drops += len(r.Drops)
 		if drops > maxCollectionList {
-			ps.add(path, 0, f+".drops", "more than %d drops in all", maxCollectionList)
+			ps.Add(path, 0, f+".drops", "more than %d drops in all", maxCollectionList)
 			return nil, ps
 		}
 		for j, d := range r.Drops {
@@ -118,7 +118,7 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 			text(g+".stage", d.Stage)
 			text(g+".reason", d.Reason)
 			if d.Level < 0 || d.Level > 2 {
-				ps.add(path, 0, g+".level", "is %d; want 0 (every level), 1 or 2", d.Level)
+				ps.Add(path, 0, g+".level", "is %d; want 0 (every level), 1 or 2", d.Level)
 			}
 		}
 	}

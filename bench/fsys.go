@@ -122,7 +122,7 @@ func scan(root string) (*tree, Problems, error) {
 		switch {
 		case mode.IsDir():
 			if !dirAllowed(parts) {
-				ps.add(path, 0, "", "unexpected folder: %s", layoutHint(parts[:len(parts)-1]))
+				ps.Add(path, 0, "", "unexpected folder: %s", layoutHint(parts[:len(parts)-1]))
 				return fs.SkipDir
 			}
 			if len(parts) == datasetDepth && parts[0] == "datasets" || len(parts) == submissionDepth && parts[0] == "submissions" {
@@ -136,7 +136,7 @@ func scan(root string) (*tree, Problems, error) {
 			}
 			return nil
 		case !mode.IsRegular():
-			ps.add(path, 0, "", "is %s: %s", modeName(mode), notRegular)
+			ps.Add(path, 0, "", "is %s: %s", modeName(mode), notRegular)
 			if parent != nil {
 				parent.bad = true
 			}
@@ -150,7 +150,7 @@ func scan(root string) (*tree, Problems, error) {
 		e := &entry{name: d.Name(), path: path, size: info.Size()}
 		if e.name == ReadmeFile && e.size > maxReadmeFile {
 			// Allowed in every folder, published by nobody, but bounded.
-			ps.add(path, 0, "", "%s", checkBytes(int(e.size), maxReadmeFile))
+			ps.Add(path, 0, "", "%s", checkBytes(int(e.size), maxReadmeFile))
 		}
 		switch {
 		case parent != nil && (parts[0] == "datasets" && datasetFile(e.name) || parts[0] == "submissions" && submissionFile(e.name)):
@@ -165,9 +165,9 @@ func scan(root string) (*tree, Problems, error) {
 		case len(parts) == 2 && parts[0] == LogosDir:
 			t.logos = append(t.logos, e)
 		case misplacedName(e.name) != "":
-			ps.add(path, 0, "", "misplaced: %s belongs in %s", e.name, misplacedName(e.name))
+			ps.Add(path, 0, "", "misplaced: %s belongs in %s", e.name, misplacedName(e.name))
 		default:
-			ps.add(path, 0, "", "unexpected file: %s", layoutHint(parts[:len(parts)-1]))
+			ps.Add(path, 0, "", "unexpected file: %s", layoutHint(parts[:len(parts)-1]))
 		}
 		return nil
 	})

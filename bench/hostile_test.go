@@ -443,7 +443,7 @@ func TestLoadStrictTOML(t *testing.T) {
 		{"key in another case", replace(tinyMeta, "scaffold =", "Scaffold ="),
 			want{tinyMeta, 3, "Scaffold", `unknown key "Scaffold"; did you mean "scaffold"?`}},
 		{"misspelt key in an array of tables", replace(a1Manifest, `description = "Two instances."`, `descripton = "Two instances."`),
-			want{a1Manifest, 22, "splits[1].descripton", `did you mean "description"?`}},
+			want{a1Manifest, 22, "splits[1].descripton", `did you mean "splits[1].description"?`}},
 		{"byte-order mark on metadata.toml",
 			func(t *testing.T, root string) {
 				writeText(t, abspath(root, tinyMeta), "\ufeff"+readText(t, abspath(root, tinyMeta)))

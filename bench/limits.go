@@ -85,9 +85,6 @@ const (
 	maxAttestedBy   = 100
 	maxAttestNote   = 2_000
 
-	// TOML files: nesting of arrays and inline tables. The model needs 3.
-	maxTOMLDepth = 32
-
 	// Logos.
 	maxLogoSide = 512 // pixels, width and height
 )

@@ -231,7 +231,7 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 	var ps Problems
 	mf := filepath.Join(f.path, ManifestFile)
 	if f.file(ManifestFile) == nil {
-		ps.add(mf, 0, "", "cannot read the dataset manifest: the file is missing (a dataset folder needs %s)", ManifestFile)
+		ps.Add(mf, 0, "", "cannot read the dataset manifest: the file is missing (a dataset folder needs %s)", ManifestFile)
 		return nil, ps
 	}
 	raw, err := readFile(mf, maxManifestFile, nil)
@@ -284,46 +284,46 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 
 	ds.splits = map[string]*Split{}
 	if len(ds.Splits) == 0 {
-		kl.add(&ps, mf, "splits", "a dataset needs at least one split")
+		kl.Add(&ps, mf, "splits", "a dataset needs at least one split")
 	}
 	for i := range ds.Splits {
 		s := &ds.Splits[i]
 		field := fmt.Sprintf("splits[%d]", i)
 		if err := CheckName(s.Name); err != nil {
-			kl.add(&ps, mf, field+".name", "%v", err)
+			kl.Add(&ps, mf, field+".name", "%v", err)
 			continue
 		}
 		if ds.splits[s.Name] != nil {
-			kl.add(&ps, mf, field+".name", "split %q is defined twice", s.Name)
+			kl.Add(&ps, mf, field+".name", "split %q is defined twice", s.Name)
 			continue
 		}
 		ds.splits[s.Name] = s
 		switch {
 		case len(s.Instances) == 0 && s.Size <= 0:
-			kl.add(&ps, mf, field, "split %q lists no instances and gives no size", s.Name)
+			kl.Add(&ps, mf, field, "split %q lists no instances and gives no size", s.Name)
 		case len(s.Instances) > 0 && s.Size > 0 && s.Size != len(s.Instances):
-			kl.add(&ps, mf, field+".size", "is %d but the split lists %d instances", s.Size, len(s.Instances))
+			kl.Add(&ps, mf, field+".size", "is %d but the split lists %d instances", s.Size, len(s.Instances))
 		}
 		if len(s.Instances) > 0 && !ds.HasInstances() {
-			kl.add(&ps, mf, field+".instances", "lists instance ids but %s is missing", InstancesFile)
+			kl.Add(&ps, mf, field+".instances", "lists instance ids but %s is missing", InstancesFile)
 			continue
 		}
 		if !ds.HasInstances() {
 			continue
 		}
 		if len(s.Instances) == 0 {
-			kl.add(&ps, mf, field+".instances", "split %q must list its instance ids when %s is present", s.Name, InstancesFile)
+			kl.Add(&ps, mf, field+".instances", "split %q must list its instance ids when %s is present", s.Name, InstancesFile)
 		}
 		s.member = make([]bool, len(ds.Instances))
 		s.instances = make([]*Instance, 0, len(s.Instances))
 		for _, id := range s.Instances {
 			in := ds.byID[id]
 			if in == nil {
-				kl.add(&ps, mf, field+".instances", "unknown instance id %s in split %q (not in %s)", quote(id), s.Name, InstancesFile)
+				kl.Add(&ps, mf, field+".instances", "unknown instance id %s in split %q (not in %s)", quote(id), s.Name, InstancesFile)
 				continue
 			}
 			if s.member[in.pos] {
-				kl.add(&ps, mf, field+".instances", "instance %q is listed twice in split %q", id, s.Name)
+				kl.Add(&ps, mf, field+".instances", "instance %q is listed twice in split %q", id, s.Name)
 				continue
 			}
 			s.member[in.pos] = true
@@ -351,7 +351,7 @@ func citationKind(kind string) bool {
 // validateManifest checks a manifest's own fields; the splits are checked
 // against the instances by loadDataset.
 func validateManifest(mf string, kl keyLines, m *Manifest, name, version string, ps Problems) Problems {
-	bad := func(field, format string, args ...any) { kl.add(&ps, mf, field, format, args...) }
+	bad := func(field, format string, args ...any) { kl.Add(&ps, mf, field, format, args...) }
 	text := func(field, s string, max int, kind textKind) {
 		if msg := checkText(s, max, kind); msg != "" {
 			bad(field, "%s", msg)
@@ -521,7 +521,7 @@ func checkFigure(ps *Problems, file string, kl keyLines, field string, f Figure,
 		return
 	}
 	if msg := checkRange(f.Value, lo, hi); msg != "" {
-		kl.add(ps, file, field, "is %s; %s", quote(f.Text), msg)
+		kl.Add(ps, file, field, "is %s; %s", quote(f.Text), msg)
 	}
 }
 
@@ -562,13 +562,13 @@ func readInstances(path string, raw []byte, repos map[string]bool, ps Problems) 
 	var ins []*Instance
 	eachLine(raw, func(line int, b []byte) {
 		if len(b) > maxInstanceLine {
-			ps.add(path, line, "", "the line is %d bytes; an instance is at most %d", len(b), maxInstanceLine)
+			ps.Add(path, line, "", "the line is %d bytes; an instance is at most %d", len(b), maxInstanceLine)
 			return
 		}
 		ins = append(ins, &Instance{Line: line, raw: b})
 	})
 	if len(ins) == 0 && len(ps) == 0 {
-		ps.add(path, 0, "", "holds no instances; leave the file out for a dataset published only as figures")
+		ps.Add(path, 0, "", "holds no instances; leave the file out for a dataset published only as figures")
 		return nil, ps
 	}
 	// Decoding is most of loading a dataset, before anything else can
@@ -593,11 +593,11 @@ func readInstances(path string, raw []byte, repos map[string]bool, ps Problems) 
 			continue
 		}
 		if err := CheckName(in.InstanceID); err != nil {
-			ps.add(path, line, "instance_id", "%v", err)
+			ps.Add(path, line, "instance_id", "%v", err)
 			continue
 		}
 		if first, dup := seen[in.InstanceID]; dup {
-			ps.add(path, line, "instance_id", "duplicate instance id %q (first on line %d)", in.InstanceID, first)
+			ps.Add(path, line, "instance_id", "duplicate instance id %q (first on line %d)", in.InstanceID, first)
 			continue
 		}
 		seen[in.InstanceID] = line
@@ -614,7 +614,7 @@ func readInstances(path string, raw []byte, repos map[string]bool, ps Problems) 
 // index.
 func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems) Problems {
 	line := in.Line
-	bad := func(field, format string, args ...any) { ps.add(path, line, field, format, args...) }
+	bad := func(field, format string, args ...any) { ps.Add(path, line, field, format, args...) }
 	short := func(field, s string, max int) {
 		if msg := checkID(s, max); msg != "" {
 			bad(field, "%s", msg)

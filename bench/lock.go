@@ -96,14 +96,14 @@ func checkLock(t *tree) (unlocked []string, ps Problems) {
 		locked[e.Dataset] = true
 		f := folders[e.Dataset]
 		if f == nil {
-			kl.add(&ps, path, field+".dataset", "locks the published dataset version %s, but data/datasets/%s/ is missing: a published version is never removed", e.Dataset, e.Dataset)
+			kl.Add(&ps, path, field+".dataset", "locks the published dataset version %s, but data/datasets/%s/ is missing: a published version is never removed", e.Dataset, e.Dataset)
 			continue
 		}
 		for _, name := range slices.Sorted(maps.Keys(e.Files)) {
 			file := filepath.Join(f.path, name)
 			en := f.file(name)
 			if en == nil {
-				ps.add(file, 0, "", "is missing from the published dataset version %s (%s locks it, sha256 %s): a published version never changes; publish a new version instead", e.Dataset, LockFile, e.Files[name])
+				ps.Add(file, 0, "", "is missing from the published dataset version %s (%s locks it, sha256 %s): a published version never changes; publish a new version instead", e.Dataset, LockFile, e.Files[name])
 				continue
 			}
 			sum, err := sha256File(en.path, datasetFileLimit(name))
@@ -112,12 +112,12 @@ func checkLock(t *tree) (unlocked []string, ps Problems) {
 				continue
 			}
 			if sum != e.Files[name] {
-				ps.add(file, 0, "", "differs from the published dataset version %s: its sha256 is %s, %s locks %s; a published version never changes; publish a new version instead", e.Dataset, sum, LockFile, e.Files[name])
+				ps.Add(file, 0, "", "differs from the published dataset version %s: its sha256 is %s, %s locks %s; a published version never changes; publish a new version instead", e.Dataset, sum, LockFile, e.Files[name])
 			}
 		}
 		for _, name := range f.names {
 			if _, ok := e.Files[name]; !ok {
-				ps.add(filepath.Join(f.path, name), 0, "", "is not a file of the published dataset version %s (%s does not lock it): a published version gains no files; publish a new version instead", e.Dataset, LockFile)
+				ps.Add(filepath.Join(f.path, name), 0, "", "is not a file of the published dataset version %s (%s does not lock it): a published version gains no files; publish a new version instead", e.Dataset, LockFile)
 			}
 		}
 	}
@@ -146,30 +146,30 @@ func parseLock(path string, raw []byte) ([]LockEntry, keyLines, Problems) {
 		return nil, nil, ps
 	}
 	if len(doc.Locked) > maxLocked {
-		kl.add(&ps, path, "locked", "holds %d dataset versions; at most %d", len(doc.Locked), maxLocked)
+		kl.Add(&ps, path, "locked", "holds %d dataset versions; at most %d", len(doc.Locked), maxLocked)
 		return nil, nil, ps
 	}
 	first := map[string]string{}
 	for i, e := range doc.Locked {
 		field := fmt.Sprintf("locked[%d]", i)
 		if err := checkDatasetKey(e.Dataset); err != nil {
-			kl.add(&ps, path, field+".dataset", "%v", err)
+			kl.Add(&ps, path, field+".dataset", "%v", err)
 			continue
 		}
 		if prev := first[e.Dataset]; prev != "" {
-			kl.add(&ps, path, field+".dataset", "locks %s again (see %s)", e.Dataset, prev)
+			kl.Add(&ps, path, field+".dataset", "locks %s again (see %s)", e.Dataset, prev)
 			continue
 		}
 		first[e.Dataset] = field
 		if _, ok := e.Files[ManifestFile]; !ok {
-			kl.add(&ps, path, field+".files", "does not lock %s: every dataset version has one", ManifestFile)
+			kl.Add(&ps, path, field+".files", "does not lock %s: every dataset version has one", ManifestFile)
 		}
 		for _, name := range slices.Sorted(maps.Keys(e.Files)) {
 			f := field + ".files." + name
 			if !datasetFile(name) {
-				kl.add(&ps, path, f, "%s is not a file a dataset folder holds (%s, %s, %s or %s)", quote(name), ManifestFile, InstancesFile, CollectionFile, ReadmeFile)
+				kl.Add(&ps, path, f, "%s is not a file a dataset folder holds (%s, %s, %s or %s)", quote(name), ManifestFile, InstancesFile, CollectionFile, ReadmeFile)
 			} else if !sha256Hex.MatchString(e.Files[name]) {
-				kl.add(&ps, path, f, "is %s; want the 64 lowercase hexadecimal digits of the file's SHA-256", quote(e.Files[name]))
+				kl.Add(&ps, path, f, "is %s; want the 64 lowercase hexadecimal digits of the file's SHA-256", quote(e.Files[name]))
 			}
 		}
 	}

@@ -59,16 +59,16 @@ func loadLogos(files []*entry, orgs map[string]bool) (map[string]Logo, Problems)
 	for _, e := range files {
 		m := logoName.FindStringSubmatch(e.name)
 		if m == nil {
-			ps.add(e.path, 0, "", "a logo is <key>.png or <key>.jpg, the key being the organisation's name lowercased with every run of other characters than a-z and 0-9 turned into '-' (Google DeepMind: google-deepmind.png)")
+			ps.Add(e.path, 0, "", "a logo is <key>.png or <key>.jpg, the key being the organisation's name lowercased with every run of other characters than a-z and 0-9 turned into '-' (Google DeepMind: google-deepmind.png)")
 			continue
 		}
 		key, ext := m[1], m[2]
 		if prev, dup := logos[key]; dup {
-			ps.add(e.path, 0, "", "%s is the logo of %q too: keep one", filepath.Base(prev.Path), key)
+			ps.Add(e.path, 0, "", "%s is the logo of %q too: keep one", filepath.Base(prev.Path), key)
 			continue
 		}
 		if !orgs[key] {
-			ps.add(e.path, 0, "", "no submission names an organisation whose key is %q", key)
+			ps.Add(e.path, 0, "", "no submission names an organisation whose key is %q", key)
 			continue
 		}
 		raw, err := readFile(e.path, maxLogoFile, nil)
@@ -78,7 +78,7 @@ func loadLogos(files []*entry, orgs map[string]bool) (map[string]Logo, Problems)
 		}
 		logo, msg := decodeLogo(raw, ext)
 		if msg != "" {
-			ps.add(e.path, 0, "", "%s", msg)
+			ps.Add(e.path, 0, "", "%s", msg)
 			continue
 		}
 		logo.Path, logo.Data = e.path, raw

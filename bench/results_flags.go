@@ -84,13 +84,13 @@ func checkFlags(path string, line int, res *Result, ps Problems) Problems {
 			for _, k := range IntegrityFlags() {
 				names = append(names, k.Name)
 			}
-			ps.add(path, line, field, "is %s; want one of %s", quote(f), strings.Join(quoteAll(names), ", "))
+			ps.Add(path, line, field, "is %s; want one of %s", quote(f), strings.Join(quoteAll(names), ", "))
 			return ps
 		case r == prev:
-			ps.add(path, line, field, "%s is listed twice", quote(f))
+			ps.Add(path, line, field, "%s is listed twice", quote(f))
 			return ps
 		case r < prev:
-			ps.add(path, line, field, "%s comes after %s: list flags in the order %s", quote(f), quote(res.Flags[i-1]), strings.Join(flagNames(), ", "))
+			ps.Add(path, line, field, "%s comes after %s: list flags in the order %s", quote(f), quote(res.Flags[i-1]), strings.Join(flagNames(), ", "))
 			return ps
 		}
 		prev = r
@@ -138,7 +138,7 @@ func checkGoldCopies(s *Submission, ps Problems) Problems {
 		return ps
 	}
 	mf := filepath.Join(s.Dir, MetadataFile)
-	s.metaLines.add(&ps, mf, "reference",
+	s.metaLines.Add(&ps, mf, "reference",
 		"is false but %d of the %d predictions in %s are flagged %s (near-identical to the gold patch): a submission of the gold patches is a baseline, not a ranked system; set reference = true",
 		gold, predicted, ResultsFile, quote(FlagGoldIdentical))
 	return ps

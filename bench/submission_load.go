@@ -77,32 +77,32 @@ func loadSubmission(f *folder, data *Data, broken map[string]bool, buf *[]byte) 
 	ds := data.Dataset(name + "/" + version)
 	if ds == nil {
 		if broken[name+"/"+version] {
-			ps.add(dir, 0, "", "not checked: dataset %s/%s has problems (listed above)", name, version)
+			ps.Add(dir, 0, "", "not checked: dataset %s/%s has problems (listed above)", name, version)
 		} else {
-			ps.add(dir, 0, "", "no dataset %s/%s under data/datasets/ for this submission", name, version)
+			ps.Add(dir, 0, "", "no dataset %s/%s under data/datasets/ for this submission", name, version)
 		}
 		return nil, nil, ps
 	}
 	if ds.Split(split) == nil {
-		ps.add(dir, 0, "", "unknown split %q: %s has splits %s", split, ds.DisplayName(), strings.Join(splitNames(ds), ", "))
+		ps.Add(dir, 0, "", "unknown split %q: %s has splits %s", split, ds.DisplayName(), strings.Join(splitNames(ds), ", "))
 		return nil, nil, ps
 	}
 	m := folderPattern.FindStringSubmatch(folderName)
 	if m == nil {
-		ps.add(dir, 0, "", "folder name %q must be <YYYYMMDD>_<slug>", folderName)
+		ps.Add(dir, 0, "", "folder name %q must be <YYYYMMDD>_<slug>", folderName)
 		return nil, nil, ps
 	}
 	folderDate, err := time.Parse("20060102", m[1])
 	if err != nil {
-		ps.add(dir, 0, "", "folder name %q: %s is not a date", folderName, m[1])
+		ps.Add(dir, 0, "", "folder name %q: %s is not a date", folderName, m[1])
 	}
 	if err := CheckName(m[2]); err != nil {
-		ps.add(dir, 0, "", "slug %v", err)
+		ps.Add(dir, 0, "", "slug %v", err)
 	}
 
 	s := &Submission{Dataset: ds, Split: split, Folder: folderName, Slug: m[2], Dir: dir}
 	if f.file(MetadataFile) == nil {
-		ps.add(mf, 0, "", "cannot read: the file is missing (a submission folder needs %s)", MetadataFile)
+		ps.Add(mf, 0, "", "cannot read: the file is missing (a submission folder needs %s)", MetadataFile)
 		return nil, nil, ps
 	}
 	raw, err := readFile(mf, maxMetadataFile, nil)
@@ -121,7 +121,7 @@ func loadSubmission(f *folder, data *Data, broken map[string]bool, buf *[]byte) 
 	switch {
 	case f.file(ResultsFile) != nil:
 		if s.Reported != nil {
-			kl.add(&ps, mf, "reported", "a submission has either %s or a [reported] block, not both", ResultsFile)
+			kl.Add(&ps, mf, "reported", "a submission has either %s or a [reported] block, not both", ResultsFile)
 			break
 		}
 		raw, err := readFile(rf, maxResultsFile, buf)
@@ -132,7 +132,7 @@ func loadSubmission(f *folder, data *Data, broken map[string]bool, buf *[]byte) 
 		s.Results, ps = readResults(rf, raw, ds, split, data, ps)
 		ps = checkGoldCopies(s, ps)
 	case s.Reported == nil:
-		ps.add(dir, 0, "", "needs %s with per-instance results, or a [reported] block in %s", ResultsFile, MetadataFile)
+		ps.Add(dir, 0, "", "needs %s with per-instance results, or a [reported] block in %s", ResultsFile, MetadataFile)
 	}
 	if f.file(PredictionsFile) != nil {
 		pf := filepath.Join(dir, PredictionsFile)
@@ -167,7 +167,7 @@ func splitNames(ds *Dataset) []string {
 }
 
 func validateMetadata(mf string, kl keyLines, m *Metadata, folderDate time.Time, ds *Dataset, ps Problems) Problems {
-	bad := func(field, format string, args ...any) { kl.add(&ps, mf, field, format, args...) }
+	bad := func(field, format string, args ...any) { kl.Add(&ps, mf, field, format, args...) }
 	text := func(field, s string, max int, kind textKind) {
 		if msg := checkText(s, max, kind); msg != "" {
 			bad(field, "%s", msg)
@@ -255,7 +255,7 @@ func validateMetadata(mf string, kl keyLines, m *Metadata, folderDate time.Time,
 
 func readResults(path string, raw []byte, ds *Dataset, split string, data *Data, ps Problems) ([]Result, Problems) {
 	if !ds.HasInstances() {
-		ps.add(path, 0, "", "per-instance results need the instances of %s, which are not in data/", ds.DisplayName())
+		ps.Add(path, 0, "", "per-instance results need the instances of %s, which are not in data/", ds.DisplayName())
 		return nil, ps
 	}
 	if bytes.HasPrefix(raw, []byte(utf8BOM)) {
@@ -269,7 +269,7 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 		decoded, ps = decodeResultLines(path, raw, ps)
 	}
 	if len(decoded) == 0 && len(trimJSONSpace(raw)) == 0 {
-		ps.add(path, 0, "", "holds no results; a submission without per-instance results leaves out %s and gives a [reported] block in %s", ResultsFile, MetadataFile)
+		ps.Add(path, 0, "", "holds no results; a submission without per-instance results leaves out %s and gives a [reported] block in %s", ResultsFile, MetadataFile)
 		return nil, ps
 	}
 	out := decoded[:0]
@@ -277,7 +277,7 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 	for _, res := range decoded {
 		line := res.Line
 		if res.Dataset != "" && res.Dataset != ds.Key() {
-			ps.add(path, line, "dataset", "result is for %s but the folder is for %s", quote(res.Dataset), ds.Key())
+			ps.Add(path, line, "dataset", "result is for %s but the folder is for %s", quote(res.Dataset), ds.Key())
 			continue
 		}
 		in := ds.Instance(res.InstanceID)
@@ -289,15 +289,15 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 					break
 				}
 			}
-			ps.add(path, line, "instance_id", "%s", msg)
+			ps.Add(path, line, "instance_id", "%s", msg)
 			continue
 		}
 		if !member[in.pos] {
-			ps.add(path, line, "instance_id", "instance %q is not in split %q", res.InstanceID, split)
+			ps.Add(path, line, "instance_id", "instance %q is not in split %q", res.InstanceID, split)
 			continue
 		}
 		if first := seen[in.pos]; first > 0 {
-			ps.add(path, line, "instance_id", "duplicate result for %q (first on line %d)", res.InstanceID, first)
+			ps.Add(path, line, "instance_id", "duplicate result for %q (first on line %d)", res.InstanceID, first)
 			continue
 		}
 		seen[in.pos] = line
@@ -363,12 +363,12 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 		for i, id := range c.ids {
 			k, ok := in.testIndex[id]
 			if !ok || k < off || k >= off+len(tests) {
-				ps.add(path, line, c.field, "test %s is not in the instance's %s", quote(id), name)
+				ps.Add(path, line, c.field, "test %s is not in the instance's %s", quote(id), name)
 				bad = true
 				break
 			}
 			if prev := outcome[k]; prev != 0 {
-				ps.add(path, line, c.field, "test %q is also listed in %s", id, lists[prev-1].field)
+				ps.Add(path, line, c.field, "test %q is also listed in %s", id, lists[prev-1].field)
 				bad = true
 				break
 			}
@@ -379,13 +379,13 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 	all := !bad && res.PatchApplied && len(res.F2PFailed) == 0 && len(res.P2PFailed) == 0 &&
 		len(res.F2PPassed) == nf && len(res.P2PPassed) == len(in.PassToPass)
 	if res.Resolved && !all {
-		ps.add(path, line, "resolved", "is true but not every FAIL_TO_PASS and PASS_TO_PASS test passed with the patch applied")
+		ps.Add(path, line, "resolved", "is true but not every FAIL_TO_PASS and PASS_TO_PASS test passed with the patch applied")
 	}
 	if !res.Resolved && all {
-		ps.add(path, line, "resolved", "is false but the patch applied and every test passed")
+		ps.Add(path, line, "resolved", "is false but the patch applied and every test passed")
 	}
 	if res.FilesChanged < 0 {
-		ps.add(path, line, "files_changed", "is %d; it cannot be negative", res.FilesChanged)
+		ps.Add(path, line, "files_changed", "is %d; it cannot be negative", res.FilesChanged)
 	}
 	ps = checkEvalFields(path, line, res, ps)
 	ps = checkFlags(path, line, res, ps)
@@ -395,17 +395,17 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 	}{{"tokens_in", res.TokensIn}, {"tokens_out", res.TokensOut}} {
 		if v.p != nil {
 			if msg := checkRange(float64(*v.p), 0, maxCount); msg != "" {
-				ps.add(path, line, v.field, "is %d; %s", *v.p, msg)
+				ps.Add(path, line, v.field, "is %d; %s", *v.p, msg)
 			}
 		}
 	}
 	if res.Cost != nil {
 		if msg := checkRange(*res.Cost, 0, maxCost); msg != "" {
-			ps.add(path, line, "cost", "is %s; %s", num(*res.Cost), msg)
+			ps.Add(path, line, "cost", "is %s; %s", num(*res.Cost), msg)
 		}
 	}
 	if len(res.FailureModes) > maxFailureModes {
-		ps.add(path, line, "failure_modes", "lists %d; at most %d", len(res.FailureModes), maxFailureModes)
+		ps.Add(path, line, "failure_modes", "lists %d; at most %d", len(res.FailureModes), maxFailureModes)
 	} else {
 		for i, fm := range res.FailureModes {
 			msg := checkText(fm, maxFailureMode, oneLine)
@@ -413,7 +413,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 				msg = "is empty"
 			}
 			if msg != "" {
-				ps.add(path, line, fmt.Sprintf("failure_modes[%d]", i), "%s", msg)
+				ps.Add(path, line, fmt.Sprintf("failure_modes[%d]", i), "%s", msg)
 				break
 			}
 		}
@@ -427,7 +427,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 // are published as they are and not read.
 func readPredictions(path string, raw []byte, ds *Dataset, split string, ps Problems) Problems {
 	if !ds.HasInstances() {
-		ps.add(path, 0, "", "predictions need the instances of %s, which are not in data/", ds.DisplayName())
+		ps.Add(path, 0, "", "predictions need the instances of %s, which are not in data/", ds.DisplayName())
 		return ps
 	}
 	if bytes.HasPrefix(raw, []byte(utf8BOM)) {
@@ -439,7 +439,7 @@ func readPredictions(path string, raw []byte, ds *Dataset, split string, ps Prob
 	eachLine(raw, func(line int, b []byte) {
 		n++
 		if len(b) > maxInstanceLine {
-			ps.add(path, line, "", "the line is %d bytes; a prediction is at most %d", len(b), maxInstanceLine)
+			ps.Add(path, line, "", "the line is %d bytes; a prediction is at most %d", len(b), maxInstanceLine)
 			return
 		}
 		v, err := readObjectLine(b)
@@ -454,23 +454,23 @@ func readPredictions(path string, raw []byte, ds *Dataset, split string, ps Prob
 			return
 		}
 		if p.InstanceID == nil {
-			ps.add(path, line, "instance_id", "is required")
+			ps.Add(path, line, "instance_id", "is required")
 			return
 		}
 		in := ds.Instance(*p.InstanceID)
 		switch {
 		case in == nil:
-			ps.add(path, line, "instance_id", "unknown instance id %s in %s", quote(*p.InstanceID), ds.DisplayName())
+			ps.Add(path, line, "instance_id", "unknown instance id %s in %s", quote(*p.InstanceID), ds.DisplayName())
 		case !member[in.pos]:
-			ps.add(path, line, "instance_id", "instance %q is not in split %q", in.InstanceID, split)
+			ps.Add(path, line, "instance_id", "instance %q is not in split %q", in.InstanceID, split)
 		case seen[in.pos] > 0:
-			ps.add(path, line, "instance_id", "duplicate prediction for %q (first on line %d)", in.InstanceID, seen[in.pos])
+			ps.Add(path, line, "instance_id", "duplicate prediction for %q (first on line %d)", in.InstanceID, seen[in.pos])
 		default:
 			seen[in.pos] = line
 		}
 	})
 	if n == 0 {
-		ps.add(path, 0, "", "holds no predictions; leave the file out instead")
+		ps.Add(path, 0, "", "holds no predictions; leave the file out instead")
 	}
 	return ps
 }
@@ -489,7 +489,7 @@ func checkArchive(path string, ps Problems) Problems {
 	}
 	var magic [3]byte
 	if n, _ := f.Read(magic[:]); n < 3 || magic != [3]byte{0x1f, 0x8b, 8} {
-		ps.add(path, 0, "", "is not a gzip file: want a .tar.gz archive")
+		ps.Add(path, 0, "", "is not a gzip file: want a .tar.gz archive")
 	}
 	return ps
 }
@@ -523,7 +523,7 @@ func checkSystems(subs []*Submission) Problems {
 				continue
 			}
 			mf := filepath.Join(s.Dir, MetadataFile)
-			s.metaLines.add(&ps, mf, c.field,
+			s.metaLines.Add(&ps, mf, c.field,
 				"is %s but %s says %s: the slug %q names one system on every split of %s, so its name, scaffold, model, organisations, site_url and report_url must agree (use another slug for another system)",
 				quoteField(c.b), filepath.Join(f.Dir, MetadataFile), quoteField(c.a), s.Slug, s.Dataset.Key())
 		}
@@ -548,28 +548,28 @@ func checkEvalFields(path string, line int, res *Result, ps Problems) Problems {
 		}
 		switch {
 		case !known:
-			ps.add(path, line, "apply_method", "is %s; want one of %s", quote(m), strings.Join(quoteAll(ApplyMethods), ", "))
+			ps.Add(path, line, "apply_method", "is %s; want one of %s", quote(m), strings.Join(quoteAll(ApplyMethods), ", "))
 		case !res.PatchApplied:
-			ps.add(path, line, "apply_method", "is %s but patch_applied is false", quote(m))
+			ps.Add(path, line, "apply_method", "is %s but patch_applied is false", quote(m))
 		}
 	}
 	if res.FileRecall != nil {
 		if msg := checkRange(*res.FileRecall, 0, 1); msg != "" {
-			ps.add(path, line, "file_recall", "is %s; %s", num(*res.FileRecall), msg)
+			ps.Add(path, line, "file_recall", "is %s; %s", num(*res.FileRecall), msg)
 		}
 	}
 	if res.Duration != nil {
 		if msg := checkRange(*res.Duration, 0, maxDuration); msg != "" {
-			ps.add(path, line, "duration", "is %s; %s", num(*res.Duration), msg)
+			ps.Add(path, line, "duration", "is %s; %s", num(*res.Duration), msg)
 		}
 	}
 	switch {
 	case res.Attempts < 0 || res.Attempts > maxAttempts:
-		ps.add(path, line, "attempts", "is %d; want 1 to %d", res.Attempts, maxAttempts)
+		ps.Add(path, line, "attempts", "is %d; want 1 to %d", res.Attempts, maxAttempts)
 	case res.AttemptsResolved < 0 || res.AttemptsResolved > max(res.Attempts, 1):
-		ps.add(path, line, "attempts_resolved", "is %d but %d attempts were evaluated", res.AttemptsResolved, max(res.Attempts, 1))
+		ps.Add(path, line, "attempts_resolved", "is %d but %d attempts were evaluated", res.AttemptsResolved, max(res.Attempts, 1))
 	case res.Attempts > 1 && res.Resolved != (res.AttemptsResolved > 0):
-		ps.add(path, line, "attempts_resolved", "is %d but resolved is %t: a result is resolved when any attempt was", res.AttemptsResolved, res.Resolved)
+		ps.Add(path, line, "attempts_resolved", "is %d but resolved is %t: a result is resolved when any attempt was", res.AttemptsResolved, res.Resolved)
 	}
 	return ps
 }

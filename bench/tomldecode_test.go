@@ -1,82 +1,10 @@
 package bench
 
 import (
-	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
-
-func TestTOMLKeyLines(t *testing.T) {
-	src := `# comment with key = "x"
-name = "a"
-notes = """
-title = "not a key"
-"""
-tags = [
-  "x", # a comment
-  "y",
-]
-inline = { a = 1, b = { c = "}" } }
-'quoted key' = 1
-"dotted.name".x = 2
-
-[[splits]]
-name = "full"
-
-[[splits]]
-name = "lite"
-description = '''
-multi'''
-size = 3
-
-[repositories.reported]
-lines = "1"
-
-[[repositories]]
-name = "r"
-
-[repositories.reported]
-lines = "2"
-`
-	got := tomlKeyLines(src)
-	for path, line := range map[string]int{
-		"name": 2, "notes": 3, "tags": 6, "inline": 10, "inline.a": 10, "inline.b.c": 10,
-		"quoted key": 11, "dotted.name.x": 12,
-		"splits[0]": 14, "splits[0].name": 15, "splits[1]": 17, "splits[1].name": 18, "splits[1].description": 19, "splits[1].size": 21,
-		"repositories.reported.lines": 24, "repositories[0]": 26, "repositories[0].name": 27,
-		"repositories[0].reported": 29, "repositories[0].reported.lines": 30,
-	} {
-		if got[path] != line {
-			t.Errorf("line of %s = %d, want %d", path, got[path], line)
-		}
-	}
-	if _, ok := got["title"]; ok {
-		t.Error("a line inside a multi-line string was taken for a key")
-	}
-	for field, line := range map[string]int{"splits[1].instances": 17, "tags[1]": 6, "nope": 0, "repositories[0].reported.files": 29} {
-		if n := got.line(field); n != line {
-			t.Errorf("line(%s) = %d, want %d", field, n, line)
-		}
-	}
-}
-
-func TestTOMLDepth(t *testing.T) {
-	for _, c := range []struct {
-		src         string
-		depth, line int
-	}{
-		{"a = 1\n", 0, 0},
-		{"a = [[1], [2]]\n", 2, 1},
-		{"[[s]]\nx = 1\n", 2, 1},
-		{"a = \"[[[[\"\n# [[[[\nb = '{{{'\nc = \"\"\"\n[[[\n\"\"\"\nd = [\n[\n]]\n", 2, 8},
-		{"a = " + strings.Repeat("{b = ", 40) + "1" + strings.Repeat("}", 40) + "\n", 40, 1},
-	} {
-		depth, line := tomlDepth([]byte(c.src))
-		if depth != c.depth || line != c.line {
-			t.Errorf("tomlDepth(%q) = %d at line %d, want %d at %d", c.src, depth, line, c.depth, c.line)
-		}
-	}
-}
 
 func TestCheckText(t *testing.T) {
 	for _, c := range []struct {
@@ -101,15 +29,28 @@ func TestCheckText(t *testing.T) {
 	}
 }
 
-func TestClosestKey(t *testing.T) {
-	known := tomlFields(reflect.TypeFor[Metadata]())
+// Unknown keys of metadata.toml are matched against the real model: a
+// misspelling gets the key meant, as a path, and a key close to none gets
+// the file that lists them.
+func TestUnknownKeySuggestions(t *testing.T) {
 	for in, want := range map[string]string{
-		"orgnisations": "organisations", "organizations": "organisations", "Name": "name", "sit_url": "site_url",
-		"resovled": "", "x": "", "checked": "",
+		"orgnisations":  `; did you mean "organisations"?`,
+		"organizations": `; did you mean "organisations"?`,
+		"Name":          `; did you mean "name"?`,
+		"sit_url":       `; did you mean "site_url"?`,
+		"resovled":      `; did you mean "reported.resolved"?`,
+		"x":             ` (check the spelling against CONTRIBUTING.md)`,
 	} {
-		if got := closest(in, known); got != want {
-			t.Errorf("closest(%q) = %q, want %q", in, got, want)
+		var m Metadata
+		_, ps := decodeTOML("metadata.toml", []byte(in+" = 1\n"), &m, nil)
+		if len(ps) != 1 || ps[0].Msg != "unknown key "+strconv.Quote(in)+want {
+			t.Errorf("%s: %v, want one problem ending %q", in, ps, want)
 		}
+	}
+	var m Metadata
+	_, ps := decodeTOML("metadata.toml", []byte("checked = true\n"), &m, map[string]string{"checked": checkedKeyMsg})
+	if len(ps) != 1 || ps[0].Msg != checkedKeyMsg || ps[0].Line != 1 {
+		t.Errorf("checked = true: %v, want %q on line 1", ps, checkedKeyMsg)
 	}
 }
 

@@ -61,9 +61,9 @@ type Repo struct {
 	Levels           []int    `toml:"levels"`             // task levels made: 1, 2 or both
 }
 
-// setDefaults fills a [[collect.repo]] table before the file's keys are
+// SetDefaults fills a [[collect.repo]] table before the file's keys are
 // read into it.
-func (r *Repo) setDefaults() {
+func (r *Repo) SetDefaults() {
 	*r = Repo{
 		Python:           "3.11",
 		DiscoveryTimeout: "5m",

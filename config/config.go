@@ -10,15 +10,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
-	"github.com/BurntSushi/toml"
+	"github.com/featbench/featbench/internal/tomlstrict"
 )
 
 // FileName is the configuration file's name at the project root.
@@ -102,41 +100,13 @@ func Default() Config {
 	}}
 }
 
-// Problem is one thing wrong in featbench.toml.
-type Problem struct {
-	File string
-	Line int    // 0 when not known
-	Key  string // e.g. site.badges[1].url; "" for the file as a whole
-	Msg  string
-}
-
-func (p Problem) String() string {
-	loc := p.File
-	if p.Line > 0 {
-		loc += ":" + strconv.Itoa(p.Line)
-	}
-	if p.Key == "" {
-		return loc + ": " + p.Msg
-	}
-	return fmt.Sprintf("%s: key %q: %s", loc, p.Key, p.Msg)
-}
+// Problem is one thing wrong in featbench.toml: the same type, and the
+// same messages, as the data's problems.
+type Problem = tomlstrict.Problem
 
 // Problems is every problem one reading of featbench.toml found, in the
 // order of the file.
-type Problems []Problem
-
-func (ps Problems) Error() string {
-	if len(ps) == 1 {
-		return ps[0].String()
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d problems:", ps[0].File, len(ps))
-	for _, p := range ps {
-		b.WriteString("\n  ")
-		b.WriteString(p.String())
-	}
-	return b.String()
-}
+type Problems = tomlstrict.Problems
 
 // Load reads the file at path over the defaults, with relative folders
 // taken from the file's folder. See LoadRoot.
@@ -147,9 +117,10 @@ func Load(path string) (Config, error) {
 // LoadRoot reads the file at path over the defaults; relative folders in
 // it are relative to the project root. A missing file gives the defaults.
 // Otherwise every problem the file has is reported at once, as Problems,
-// each with its line where it can be found: a syntax error (the parser
-// stops at the first), unknown keys (with the closest known key), values
-// of the wrong type, and values the site cannot use.
+// each with its line where it can be found: an encoding other than UTF-8,
+// a syntax error (the parser stops at the first), unknown keys (with the
+// closest known key), values of the wrong type, and values the site
+// cannot use.
 func LoadRoot(path, root string) (Config, error) {
 	cfg := Default()
 	raw, err := os.ReadFile(path)
@@ -159,25 +130,14 @@ func LoadRoot(path, root string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("reading config: %w", err)
 	}
-	// Decoded as a tree first, not into Config: the decoder stops at the
-	// first value of the wrong type, and it ignores unknown keys.
-	var tree map[string]any
-	if _, err := toml.Decode(string(raw), &tree); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return cfg, Problems{{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}}
-		}
-		return cfg, Problems{{File: path, Msg: err.Error()}}
+	lines, ps := tomlstrict.Decode(path, raw, &cfg, tomlstrict.Options{KeysDoc: "the featbench.toml reference in README.md"})
+	if lines == nil {
+		return cfg, ps // not parsed: nothing to check
 	}
-	c := &checker{file: path, lines: keyLines(string(raw))}
-	c.fill("", tree, reflect.ValueOf(&cfg).Elem())
+	c := &checker{file: path, lines: lines, problems: ps}
 	c.validate(&cfg, root)
-	if len(c.problems) > 0 {
-		sort.SliceStable(c.problems, func(i, j int) bool {
-			li, lj := c.problems[i].Line, c.problems[j].Line
-			return li != 0 && (lj == 0 || li < lj)
-		})
-		return cfg, c.problems
+	if err := c.problems.Err(); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -185,351 +145,12 @@ func LoadRoot(path, root string) (Config, error) {
 // checker collects the problems of one file.
 type checker struct {
 	file     string
-	lines    map[string]int
+	lines    tomlstrict.Lines
 	problems Problems
 }
 
 func (c *checker) add(key, format string, args ...any) {
-	c.problems = append(c.problems, Problem{File: c.file, Line: c.line(key), Key: key, Msg: fmt.Sprintf(format, args...)})
-}
-
-// line finds the line of key, or else of the closest table around it.
-func (c *checker) line(key string) int {
-	for key != "" {
-		if n, ok := c.lines[key]; ok {
-			return n
-		}
-		i := strings.LastIndexAny(key, ".[")
-		if i < 0 {
-			break
-		}
-		key = key[:i]
-	}
-	return 0
-}
-
-// fill stores the decoded value v of key into dst, checking its type, and
-// reports keys dst does not have. Tables and arrays are walked whole, so
-// that every problem is found, not the first.
-func (c *checker) fill(key string, v any, dst reflect.Value) {
-	switch dst.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			c.add(key, "must be a table, not %s", tomlType(v))
-			return
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			sub := join(key, k)
-			i := fieldIndex(dst.Type(), k)
-			if i < 0 {
-				c.add(sub, "unknown key%s (every key is in the featbench.toml reference in README.md)", suggest(key, k, dst.Type()))
-				continue
-			}
-			c.fill(sub, m[k], dst.Field(i))
-		}
-	case reflect.Map: // the reserved [collect] and [eval] tables: anything goes
-		m, ok := v.(map[string]any)
-		if !ok {
-			c.add(key, "must be a table, not %s", tomlType(v))
-			return
-		}
-		dst.Set(reflect.ValueOf(m))
-	case reflect.Slice:
-		var elems []any
-		switch a := v.(type) {
-		case []map[string]any:
-			for _, e := range a {
-				elems = append(elems, e)
-			}
-		case []any:
-			elems = a
-		default:
-			c.add(key, "must be an array, not %s", tomlType(v))
-			return
-		}
-		s := reflect.MakeSlice(dst.Type(), len(elems), len(elems))
-		for i, e := range elems {
-			// A table of an array starts from its defaults.
-			if d, ok := s.Index(i).Addr().Interface().(interface{ setDefaults() }); ok {
-				d.setDefaults()
-			}
-			c.fill(fmt.Sprintf("%s[%d]", key, i), e, s.Index(i))
-		}
-		dst.Set(s)
-	case reflect.String:
-		s, ok := v.(string)
-		if !ok {
-			c.add(key, "must be a string, not %s", tomlType(v))
-			return
-		}
-		dst.SetString(s)
-	case reflect.Int:
-		n, ok := v.(int64)
-		if !ok {
-			c.add(key, "must be an integer, not %s", tomlType(v))
-			return
-		}
-		dst.SetInt(n)
-	case reflect.Float64:
-		switch n := v.(type) {
-		case float64:
-			dst.SetFloat(n)
-		case int64:
-			dst.SetFloat(float64(n))
-		default:
-			c.add(key, "must be a number, not %s", tomlType(v))
-		}
-	default:
-		c.add(key, "cannot be read into %s", dst.Type())
-	}
-}
-
-func join(key, k string) string {
-	if key == "" {
-		return k
-	}
-	return key + "." + k
-}
-
-// fieldIndex is the field of struct type t with toml name k, or -1.
-func fieldIndex(t reflect.Type, k string) int {
-	for i := range t.NumField() {
-		if tomlName(t.Field(i)) == k {
-			return i
-		}
-	}
-	return -1
-}
-
-func tomlName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-	return name
-}
-
-func tomlType(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case bool:
-		return "a boolean"
-	case map[string]any:
-		return "a table"
-	case []any, []map[string]any:
-		return "an array"
-	}
-	return "a date or time"
-}
-
-// suggest names the known key closest to the unknown key k of the table
-// at key (of type t): a misspelling of one of the table's keys; else the
-// same name in another table ("output" in [eval] is site.output), or a
-// close name in a table below (a key written above its [site] header).
-func suggest(key, k string, t reflect.Type) string {
-	k = strings.ToLower(k)
-	best, bestDist := "", maxInt
-	for i := range t.NumField() {
-		name := tomlName(t.Field(i))
-		if d := editDistance(k, name); d <= maxEdits(name) && d < bestDist {
-			best, bestDist = join(key, name), d
-		}
-	}
-	if best == "" {
-		here := stripIndices(key)
-		tables(reflect.TypeOf(Config{}), "", func(table string, names []string) {
-			below := here == "" || strings.HasPrefix(table, here+".")
-			for _, name := range names {
-				d := editDistance(k, name)
-				if table != here && (d == 0 || below && d <= maxEdits(name)) && d < bestDist {
-					best, bestDist = join(table, name), d
-				}
-			}
-		})
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-const maxInt = int(^uint(0) >> 1)
-
-// maxEdits is how far a misspelling of name may be: one edit for short
-// names, where two would match unrelated words, else two.
-func maxEdits(name string) int {
-	if len(name) <= 4 {
-		return 1
-	}
-	return 2
-}
-
-// tables calls f with each table of t (not arrays of tables) and the
-// names of its keys.
-func tables(t reflect.Type, prefix string, f func(table string, names []string)) {
-	var names []string
-	for i := range t.NumField() {
-		fld := t.Field(i)
-		names = append(names, tomlName(fld))
-		if fld.Type.Kind() == reflect.Struct {
-			tables(fld.Type, join(prefix, tomlName(fld)), f)
-		}
-	}
-	f(prefix, names)
-}
-
-// stripIndices turns site.badges[1] into site.badges.
-func stripIndices(key string) string {
-	var b strings.Builder
-	depth := 0
-	for _, r := range key {
-		switch {
-		case r == '[':
-			depth++
-		case r == ']':
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and swaps of neighbours count one each.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
-}
-
-// keyLines maps each key of a TOML file (site.title, site.badges[1].url)
-// and each table header to its line. It reads only what it needs of the
-// syntax, and only after the parser accepted the file: keys in inline
-// tables are not found, and their problems get the line of the table.
-func keyLines(src string) map[string]int {
-	lines := map[string]int{}
-	set := func(k string, n int) {
-		if _, ok := lines[k]; !ok {
-			lines[k] = n
-		}
-	}
-	table := ""
-	arrays := map[string]int{} // [[name]] headers seen so far
-	inString := ""             // the quotes closing a multi-line string
-	for i, line := range strings.Split(src, "\n") {
-		n := i + 1
-		t := strings.TrimSpace(line)
-		if inString != "" {
-			if strings.Count(t, inString)%2 == 1 {
-				inString = ""
-			}
-			continue
-		}
-		switch {
-		case t == "" || t[0] == '#':
-			continue
-		case strings.HasPrefix(t, "[["):
-			end := strings.Index(t, "]]")
-			if end < 0 {
-				continue
-			}
-			name, _, ok := parseKey(t[2:end])
-			if !ok {
-				continue
-			}
-			table = fmt.Sprintf("%s[%d]", name, arrays[name])
-			arrays[name]++
-			set(name, n)
-			set(table, n)
-			continue
-		case t[0] == '[':
-			end := strings.IndexByte(t, ']')
-			if end < 0 {
-				continue
-			}
-			if name, _, ok := parseKey(t[1:end]); ok {
-				table = name
-				set(table, n)
-			}
-			continue
-		}
-		key, rest, ok := parseKey(t)
-		if !ok || !strings.HasPrefix(rest, "=") {
-			continue
-		}
-		set(join(table, key), n)
-		for _, q := range []string{`"""`, `'''`} {
-			if strings.Count(rest, q)%2 == 1 {
-				inString = q
-			}
-		}
-	}
-	return lines
-}
-
-// parseKey reads a dotted key (bare or quoted parts) from the start of s
-// and returns it joined with dots, and what follows it.
-func parseKey(s string) (key, rest string, ok bool) {
-	var parts []string
-	for {
-		s = strings.TrimLeft(s, " \t")
-		switch {
-		case s == "":
-			return "", "", false
-		case s[0] == '"' || s[0] == '\'':
-			end := strings.IndexByte(s[1:], s[0])
-			if end < 0 {
-				return "", "", false
-			}
-			parts = append(parts, s[1:1+end])
-			s = s[2+end:]
-		default:
-			end := strings.IndexFunc(s, func(r rune) bool {
-				return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-			})
-			if end == 0 {
-				return "", "", false
-			}
-			if end < 0 {
-				end = len(s)
-			}
-			parts = append(parts, s[:end])
-			s = s[end:]
-		}
-		s = strings.TrimLeft(s, " \t")
-		if !strings.HasPrefix(s, ".") {
-			return strings.Join(parts, "."), s, true
-		}
-		s = s[1:]
-	}
+	c.lines.Add(&c.problems, c.file, key, format, args...)
 }
 
 // validate checks the values the site uses, and completes base_url.

@@ -150,7 +150,7 @@ func TestLoadErrors(t *testing.T) {
 		{"leading space in link", "[[site.links]]\nurl = \" //evil.example/\"\n",
 			[]string{"site.links[0].url"}},
 		{"collect not a table", "collect = 3\n",
-			[]string{"collect", "must be a table"}},
+			[]string{"collect", "is an integer (3); want a table"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, c.src)
@@ -402,7 +402,7 @@ url = "javascript:alert(1)"
 	}{
 		{1, "titel", []string{"unknown key", `did you mean "site.title"?`}},
 		{3, "site.base_ulr", []string{"unknown key", `did you mean "site.base_url"?`}},
-		{4, "site.title", []string{"must be a string, not an integer"}},
+		{4, "site.title", []string{"is an integer (3); want a string"}},
 		{5, "site.descripton", []string{"unknown key", `did you mean "site.description"?`}},
 		{6, "site.output", []string{"inside the data folder"}},
 		{10, "site.badges[0].link", []string{"unknown key"}},
@@ -414,8 +414,8 @@ url = "javascript:alert(1)"
 	}
 	for i, w := range want {
 		got := ps[i]
-		if got.Line != w.line || got.Key != w.key || got.File != p {
-			t.Errorf("problem %d = %s:%d %q, want %s:%d %q", i, got.File, got.Line, got.Key, p, w.line, w.key)
+		if got.Line != w.line || got.Field != w.key || got.File != p {
+			t.Errorf("problem %d = %s:%d %q, want %s:%d %q", i, got.File, got.Line, got.Field, p, w.line, w.key)
 		}
 		for _, s := range w.subs {
 			if !strings.Contains(got.Msg, s) {
@@ -425,7 +425,7 @@ url = "javascript:alert(1)"
 	}
 	// The message names the file once per problem, with its line.
 	msg := err.Error()
-	if !strings.HasPrefix(msg, p+": 8 problems:") || !strings.Contains(msg, p+":13: key \"site.badges[1].url\"") {
+	if !strings.HasPrefix(msg, p+": 8 problems:") || !strings.Contains(msg, p+":13: field \"site.badges[1].url\"") {
 		t.Errorf("error text:\n%s", msg)
 	}
 }
@@ -443,7 +443,7 @@ func TestLoadSuggestsClosestKey(t *testing.T) {
 	} {
 		_, err := config.Load(write(t, c.src))
 		var ps config.Problems
-		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Key != c.key {
+		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Field != c.key {
 			t.Errorf("%q: Load = %v, want one problem with key %q", c.src, err, c.key)
 			continue
 		}
