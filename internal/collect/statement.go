@@ -338,4 +338,3 @@ func agentCodePackage(files []mask.VendoredFile) string {
 	}
 	return b.String()
 }
-
