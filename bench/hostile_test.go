@@ -608,7 +608,8 @@ func TestShippedChecked(t *testing.T) {
 			checked = append(checked, s.ID())
 		}
 	}
-	if got, want := strings.Join(checked, " "), "example/v2/full/20261123_empty example/v2/full/20261123_gold example/v2/lite/20261123_empty example/v2/lite/20261123_gold"; got != want {
+	if got, want := strings.Join(checked, " "), "example/v2/full/20261123_empty example/v2/full/20261123_gold example/v2/lite/20261123_empty example/v2/lite/20261123_gold "+
+		"example/v3/full/20261123_empty example/v3/full/20261123_gold example/v3/lite/20261123_empty example/v3/lite/20261123_gold"; got != want {
 		t.Errorf("checked submissions = %s, want %s", got, want)
 	}
 }

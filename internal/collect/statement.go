@@ -147,9 +147,16 @@ func (r *repoRun) stageStatements(ctx context.Context) error {
 		if !c.has(1) && !c.has(2) {
 			continue
 		}
-		var l2 any
-		if c.mask.Result != nil {
-			l2 = []any{c.mask.Result.Level2Interfaces, c.mask.Result.Level2Given}
+		var l2 []any
+		if res := c.mask.Result; res != nil {
+			// The stored mask output leaves empty lists out: an empty one
+			// and none are the same here.
+			if len(res.Level2Interfaces) > 0 {
+				l2 = append(l2, res.Level2Interfaces)
+			}
+			if len(res.Level2Given) > 0 {
+				l2 = append(l2, "given", res.Level2Given)
+			}
 		}
 		d := digest("statements", recipe, c.mask.Interfaces, l2, r.rc.ImportName, r.rc.ForbiddenLinks, r.llmKey(), templateDigest())
 		ok, err := r.cached(d, &c.stmt, c.File)
