@@ -38,6 +38,12 @@ const exampleID = "example/v3"
 
 func example(t *testing.T) *bench.Dataset {
 	t.Helper()
+	return exampleAt(t, exampleID)
+}
+
+// exampleAt is a dataset of data/ by its id.
+func exampleAt(t *testing.T, exampleID string) *bench.Dataset {
+	t.Helper()
 	data, err := bench.Load(context.Background(), filepath.Join(root, "data"))
 	if err != nil {
 		t.Fatal(err)
@@ -159,9 +165,9 @@ func TestGoldAndEmpty(t *testing.T) {
 // TestExamplePredictions evaluates the example's hand-written predictions
 // and checks the outcomes they were written to show, and that the results
 // equal the shipped results.jsonl, which examples/evaluate.sh makes with
-// cmd/eval.
+// cmd/eval. They answer example/v2's lite split.
 func TestExamplePredictions(t *testing.T) {
-	ds := example(t)
+	ds := exampleAt(t, "example/v2")
 	eng, img := envImage(t)
 	ids := splitIDs(ds, "lite") // the agents predicted for the lite split
 	tiny := readPredictions(t, "tiny-agent.jsonl")
