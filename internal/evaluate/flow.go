@@ -260,41 +260,39 @@ func (f *flow) setUp(ctx context.Context) error {
 		// package masked (when the dataset says how) and sealed, so that
 		// neither it nor its history holds the feature; the agent's code
 		// goes in an empty folder of its own.
+		// One command: each exec costs tens of milliseconds.
+		script := ""
 		if in.MaskPatch != "" {
-			if err := f.step(ctx, "masking the original package", repoDir, "sh", "-c", "git apply -v "+maskFile+" && rm -f "+maskFile); err != nil {
-				return err
-			}
+			script = "git apply -v " + maskFile + "\nrm -f " + maskFile + "\n"
 		}
-		if err := f.step(ctx, "sealing the repository the tests run in", repoDir, "sh", "-c", sealScript(false)); err != nil {
-			return err
-		}
-		return f.step(ctx, "making the agent's empty folder", "/",
-			"sh", "-c", "mkdir -p "+agentDir+" && cd "+agentDir+" && git init -q && git commit -q --allow-empty -m start")
+		script = "set -e\n" + script + sealScript(false) +
+			"mkdir -p " + agentDir + " && cd " + agentDir + " && git init -q && git commit -q --allow-empty -m start\n"
+		return f.step(ctx, "masking the original package, sealing the repository and making the agent's empty folder", repoDir, "sh", "-c", script)
 	}
+	// One command, not one per step: each exec costs tens of milliseconds.
+	script := "set -e\n"
 	if f.masked {
 		if in.Patch != "" {
-			if err := f.step(ctx, "masking the feature (applying the instance's patch)", repoDir, "git", "apply", "-v", goldFile); err != nil {
-				return err
-			}
+			script += "git apply -v " + goldFile + "\n" // masking the feature
 		}
 		if files := f2pFiles(in); len(files) > 0 {
-			if err := f.step(ctx, "removing the fail-to-pass test files", repoDir, append([]string{"rm", "-f", "--"}, files...)...); err != nil {
-				return err
+			script += "rm -f --" // the fail-to-pass test files
+			for _, file := range files {
+				script += " " + shSingleQuote(file)
 			}
+			script += "\n"
 		}
 	} else {
+		// Reverse-applying the test patch and the gold patch reaches the base.
 		if in.TestPatch != "" {
-			if err := f.step(ctx, "reverse-applying the test patch to reach the base", repoDir, "git", "apply", "-v", "-R", testFile); err != nil {
-				return err
-			}
+			script += "git apply -v -R " + testFile + "\n"
 		}
 		if in.Patch != "" {
-			if err := f.step(ctx, "reverse-applying the gold patch to reach the base", repoDir, "git", "apply", "-v", "-R", goldFile); err != nil {
-				return err
-			}
+			script += "git apply -v -R " + goldFile + "\n"
 		}
 	}
-	return f.step(ctx, "committing the base as the repository's only commit", repoDir, "sh", "-c", sealScript(f.t.Gold && f.masked))
+	script += sealScript(f.t.Gold && f.masked)
+	return f.step(ctx, "reaching the base and committing it as the repository's only commit", repoDir, "sh", "-c", script)
 }
 
 // apply applies the prediction through the apply chain, resetting the tree
@@ -392,22 +390,33 @@ func patchOf(raw []byte) *patch.Patch {
 func (f *flow) addTests(ctx context.Context) error {
 	in := f.t.Instance
 	if f.agent {
-		script := `chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + `
-` + shellQuote(asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--target", agentSite, agentDir)) + `
-rc=$?
+		// One command (each exec costs tens of milliseconds): the install
+		// as the tests' user, whose processes are then killed, then as
+		// root the test patch. Exit 0: installed; 1: the install failed;
+		// 3: the harness's own step failed.
+		tests := junitSetup
+		if in.TestPatch != "" {
+			tests = "git -C " + repoDir + " apply -v " + testFile + " && rm -f " + testFile + " && " + junitSetup
+		}
+		script := `chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + ` || exit 3
+if ` + shellQuote(asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--target", agentSite, agentDir)) + `; then rc=0; else rc=1; fi
 ` + shellQuote(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
+` + tests + ` || exit 3
 exit $rc`
 		res, err := f.exec(ctx, agentDir, f.lim.TestFile, "sh", "-c", script)
 		if err != nil {
 			return fmt.Errorf("installing the prediction as agent_code: %w", err)
 		}
-		ok := res.ExitCode == 0
+		ok := res.ExitCode == 0 && !res.TimedOut
 		f.rep.InstallOK = &ok
-		if in.TestPatch != "" {
-			return f.step(ctx, "applying the level 2 test patch", repoDir, "sh", "-c",
-				"git apply -v "+testFile+" && rm -f "+testFile+" && "+junitSetup)
+		if res.TimedOut {
+			// The install ran out of time before the tests were put in place.
+			return f.step(ctx, "putting the level 2 tests in place", "/", "sh", "-c", shellQuote(asTestUser("kill", "-9", "-1"))+" 2>/dev/null; "+tests)
 		}
-		return f.step(ctx, "making the JUnit folder", "/", "sh", "-c", junitSetup)
+		if res.ExitCode != 0 && res.ExitCode != 1 {
+			return fmt.Errorf("putting the level 2 tests in place: exited %d: %s", res.ExitCode, lastLines(res.Stdout, res.Stderr, 10))
+		}
+		return nil
 	}
 	_, files, _ := expected(in, false) // every test file, fail-to-pass and pass-to-pass
 	if tp := patchOf([]byte(in.TestPatch)); tp != nil {
@@ -791,6 +800,11 @@ func lastLines(stdout, stderr []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// shSingleQuote quotes s for sh: nothing inside single quotes expands.
+func shSingleQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // shellQuote writes argv as a shell would read it back, for the log.
