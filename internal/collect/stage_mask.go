@@ -43,6 +43,9 @@ type maskOut struct {
 	// error made masking keep (Protected, with the other objects kept).
 	Tops      []string `json:"tops"`
 	Protected []string `json:"protected,omitempty"`
+	// Described are the removed objects described beside the tops because
+	// code that stays reaches them by name (the statement is complete).
+	Described []string `json:"described,omitempty"`
 	// Reason is why the candidate was dropped here; "" when it was not.
 	Reason string `json:"reason,omitempty"`
 }
@@ -145,11 +148,30 @@ var errorNames = regexp.MustCompile(`cannot import name '(\w+)'|has no attribute
 // trace does not see, such as a re-export through another package's star
 // import. A reason is a drop; an error, a failure of the machinery.
 func (r *repoRun) maskOne(ctx context.Context, b *box, c *candidate, req mask.Request) (maskOut, string, error) {
-	var protected []string
+	var protected, extra []string
 	for try := 1; ; try++ {
 		out, reason, text, err := r.maskTry(ctx, b, c, req)
+		if err == nil && reason == "" && out.Result != nil && len(out.Result.Undescribed) > 0 {
+			// Removed objects that what stays reaches by name must be in
+			// the statement: described too, and masked again.
+			u := out.Result.Undescribed
+			if try == maxMaskTries {
+				return out, fmt.Sprintf("statement incomplete: %s is removed, %s reaches it, and the statement does not describe it", u[0].ID, u[0].ReachedBy), nil
+			}
+			for _, x := range u {
+				if !slices.Contains(req.Describe, x.ID) {
+					req.Describe = append(req.Describe, x.ID)
+					extra = append(extra, x.ID)
+				}
+			}
+			if err := r.remask(ctx, b, &req); err != nil {
+				return out, "", err
+			}
+			continue
+		}
 		if err != nil || reason == "" {
-			out.Protected, out.Tops = protected, req.Describe
+			out.Protected, out.Described = protected, extra
+			out.Tops = slices.DeleteFunc(slices.Clone(req.Describe), func(id string) bool { return slices.Contains(extra, id) })
 			return out, reason, err
 		}
 		names := map[string]bool{}
@@ -177,16 +199,25 @@ func (r *repoRun) maskOne(ctx context.Context, b *box, c *candidate, req mask.Re
 		if len(req.Describe) == 0 {
 			return out, reason + " (and every tested object it names must stay)", nil
 		}
-		if req.Level2 != nil {
-			req.Level2.Names = topNames(req.Describe)
-		}
-		if err := b.reset(ctx); err != nil {
+		if err := r.remask(ctx, b, &req); err != nil {
 			return out, "", err
 		}
-		if err := b.c.CopyIn(ctx, fbDir, scripts()); err != nil {
-			return out, "", fmt.Errorf("copying the scripts into the container: %w", err)
-		}
 	}
+}
+
+// remask puts the box back to the original codebase for another masking
+// try with req.
+func (r *repoRun) remask(ctx context.Context, b *box, req *mask.Request) error {
+	if req.Level2 != nil {
+		req.Level2.Names = topNames(req.Describe)
+	}
+	if err := b.reset(ctx); err != nil {
+		return err
+	}
+	if err := b.c.CopyIn(ctx, fbDir, scripts()); err != nil {
+		return fmt.Errorf("copying the scripts into the container: %w", err)
+	}
+	return nil
 }
 
 // maskTry is one masking attempt. text is the error output that made it

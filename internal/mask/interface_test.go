@@ -162,3 +162,76 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestUndescribed: a removed object that code which stays reaches by name
+// (another module, a test file, a dunder of a class that stays) and that
+// the request does not describe is reported; a helper only removed code
+// called is not.
+func TestUndescribed(t *testing.T) {
+	r := repo{
+		"pkg/__init__.py": "",
+		"pkg/mod.py": `def top():
+    return _helper() + used_elsewhere()
+
+
+def _helper():
+    return 1
+
+
+def used_elsewhere():
+    return 2
+
+
+def tested_directly():
+    return 3
+
+
+class K:
+    def __init__(self):
+        self.x = 1
+
+    def shown(self):
+        return self.x
+`,
+		"pkg/other.py": `from pkg.mod import used_elsewhere
+
+
+def f():
+    return used_elsewhere()
+`,
+		"tests/test_mod.py": `from pkg.mod import K, tested_directly, top
+
+
+def test_it():
+    assert top() == 3 and tested_directly() == 3 and K().shown() == 1
+`,
+	}
+	id := func(qual, marker string) string { return objID(t, r, "pkg/mod.py", qual, marker) }
+	top, helper, elsewhere, direct, init := id("top", "def top"), id("_helper", "def _helper"),
+		id("used_elsewhere", "def used_elsewhere"), id("tested_directly", "def tested_directly"), id("K.__init__", "def __init__")
+	res := mustMask(t, r.write(t), mask.Request{
+		Remove: []string{top, helper, elsewhere, direct, init}, Describe: []string{top},
+		ProtectFiles: []string{"tests/test_mod.py"},
+	})
+	got := map[string]string{}
+	for _, u := range res.Undescribed {
+		got[u.ID] = u.ReachedBy
+	}
+	want := map[string]string{elsewhere: "pkg/other.py", direct: "tests/test_mod.py", init: "Python itself (__init__ of a class that stays)"}
+	if len(got) != len(want) {
+		t.Errorf("undescribed %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: reached by %q, want %q", k, got[k], v)
+		}
+	}
+	// Described, nothing is left.
+	res = mustMask(t, r.write(t), mask.Request{
+		Remove: []string{top, helper, elsewhere, direct, init}, Describe: []string{top, elsewhere, direct, init},
+		ProtectFiles: []string{"tests/test_mod.py"},
+	})
+	if len(res.Undescribed) != 0 {
+		t.Errorf("everything reached is described, yet undescribed: %+v", res.Undescribed)
+	}
+}

@@ -101,6 +101,11 @@ type Result struct {
 	// Interfaces are the stubs of the described objects, sorted by path and
 	// line.
 	Interfaces []Interface `json:"interfaces"`
+	// Undescribed are the removed objects that code which stays reaches by
+	// name (a retained module, a test file, __all__, a dunder of a class
+	// that stays) but Describe does not list: a statement without them is
+	// incomplete. Empty when every such object is described.
+	Undescribed []Undescribed `json:"undescribed,omitempty"`
 	// Level2Test is the rewritten test file, when Request.Level2 was set:
 	// every name it imported from the package (by any import or attribute
 	// chain) it imports from agent_code, and nothing from the package.
@@ -122,6 +127,12 @@ type Result struct {
 	// Level2Interfaces are Interfaces as level 2 shows them: a class is
 	// whole but for its removed members.
 	Level2Interfaces []Interface `json:"level2_interfaces,omitempty"`
+}
+
+// Undescribed is a removed object the statement must describe.
+type Undescribed struct {
+	ID        string `json:"id"`
+	ReachedBy string `json:"reached_by"` // the file that names it, or why it is reached
 }
 
 // VendoredFile is one file of the level 2 reference solution.

@@ -1322,6 +1322,66 @@ def mask_file(root, path, src, units, targets):
     return text, res
 
 
+def undescribed_reached(root, protect, units, describe, written):
+    """The removed objects the statement does not describe although code
+    that stays reaches them by name: a retained module, a test file or
+    __all__ names a removed function or class, or uses the name of a
+    removed method of a class that stays (any dunder counts: Python calls
+    it). Such an object must be described (or kept) for the statement to
+    be complete. written maps the edited files to their new text."""
+    described = set()
+    for oid in describe:
+        path, qual, _ = parse_id(oid)
+        described.add((path, qual))
+    todo = []
+    for path, us in units.items():
+        for d in us:
+            quals = [d.qual] + [p.qual for p in d.parents]
+            if any((path, q) in described for q in quals):
+                continue
+            todo.append((path, d))
+    if not todo:
+        return []
+    names, attrs, where = set(), set(), {}
+    files = sorted(set(importer_candidates(root, protect)) | set(protect) | set(written))
+    for p in files:
+        text = written.get(p)
+        if text is None:
+            try:
+                text, _ = read_source(root, p)
+                text = text.text
+            except MaskError:
+                continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+                where.setdefault(("n", node.id), p)
+            elif isinstance(node, ast.Attribute):
+                attrs.add(node.attr)
+                where.setdefault(("a", node.attr), p)
+            elif isinstance(node, ast.alias):
+                names.add(node.name.split(".")[-1])
+                where.setdefault(("n", node.name.split(".")[-1]), p)
+        for s in all_strings(tree):
+            names.add(s.value)
+            where.setdefault(("n", s.value), p)
+    out = []
+    for path, d in todo:
+        name = d.node.name
+        method = bool(d.parents) and isinstance(d.parents[-1].node, ast.ClassDef)
+        if method and name.startswith("__") and name.endswith("__"):
+            out.append({"id": format_id(path, d.qual, d.node.lineno), "reached_by": "Python itself (%s of a class that stays)" % name})
+        elif not method and name in names:
+            out.append({"id": format_id(path, d.qual, d.node.lineno), "reached_by": where[("n", name)]})
+        elif name in attrs:
+            out.append({"id": format_id(path, d.qual, d.node.lineno), "reached_by": where[("a", name)]})
+    return out
+
+
 def run(root, req):
     protect = set(req.get("protect_files") or [])
     level2 = req.get("level2")
@@ -1375,10 +1435,13 @@ def run(root, req):
         total_lines += count_removed_lines(src.text, text)
         files.append({"path": path, "removed": res.removed, "imports_removed": res.imports_removed,
                       "all_removed": res.all_removed})
+    undescribed = undescribed_reached(root, protect, units, req.get("describe") or [], {p: t for p, t, _ in writes})
     for path, text, enc in writes:
         write_text(root, path, text, enc)
 
     out = {"files": files, "lines": total_lines, "functions": functions, "interfaces": result_interfaces}
+    if undescribed:
+        out["undescribed"] = undescribed
     if level2_out:
         out.update(level2_out)
     return out
