@@ -170,8 +170,15 @@ func deref(s *string) string {
 func TestUndescribed(t *testing.T) {
 	r := repo{
 		"pkg/__init__.py": "",
-		"pkg/mod.py": `def top():
+		"pkg/mod.py": `__all__ = ["top", "public"]
+
+
+def top():
     return _helper() + used_elsewhere()
+
+
+def public():
+    return 0
 
 
 def _helper():
@@ -209,15 +216,17 @@ def test_it():
 	id := func(qual, marker string) string { return objID(t, r, "pkg/mod.py", qual, marker) }
 	top, helper, elsewhere, direct, init := id("top", "def top"), id("_helper", "def _helper"),
 		id("used_elsewhere", "def used_elsewhere"), id("tested_directly", "def tested_directly"), id("K.__init__", "def __init__")
+	public := id("public", "def public")
 	res := mustMask(t, r.write(t), mask.Request{
-		Remove: []string{top, helper, elsewhere, direct, init}, Describe: []string{top},
+		Remove: []string{top, helper, elsewhere, direct, init, public}, Describe: []string{top},
 		ProtectFiles: []string{"tests/test_mod.py"},
 	})
 	got := map[string]string{}
 	for _, u := range res.Undescribed {
 		got[u.ID] = u.ReachedBy
 	}
-	want := map[string]string{elsewhere: "pkg/other.py", direct: "tests/test_mod.py", init: "Python itself (__init__ of a class that stays)"}
+	want := map[string]string{elsewhere: "pkg/other.py", direct: "tests/test_mod.py", init: "Python itself (__init__ of a class that stays)",
+		public: "__all__ of pkg/mod.py"}
 	if len(got) != len(want) {
 		t.Errorf("undescribed %v, want %v", got, want)
 	}
@@ -228,7 +237,7 @@ def test_it():
 	}
 	// Described, nothing is left.
 	res = mustMask(t, r.write(t), mask.Request{
-		Remove: []string{top, helper, elsewhere, direct, init}, Describe: []string{top, elsewhere, direct, init},
+		Remove: []string{top, helper, elsewhere, direct, init, public}, Describe: []string{top, elsewhere, direct, init, public},
 		ProtectFiles: []string{"tests/test_mod.py"},
 	})
 	if len(res.Undescribed) != 0 {

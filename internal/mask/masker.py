@@ -1322,7 +1322,7 @@ def mask_file(root, path, src, units, targets):
     return text, res
 
 
-def undescribed_reached(root, protect, units, describe, written):
+def undescribed_reached(root, protect, units, describe, written, all_removed):
     """The removed objects the statement does not describe although code
     that stays reaches them by name: a retained module, a test file or
     __all__ names a removed function or class, or uses the name of a
@@ -1369,6 +1369,11 @@ def undescribed_reached(root, protect, units, describe, written):
         for s in all_strings(tree):
             names.add(s.value)
             where.setdefault(("n", s.value), p)
+    for p, gone in all_removed.items():
+        for n in gone:
+            # Public: its module listed it in __all__ (the mask took it out).
+            names.add(n)
+            where.setdefault(("n", n), "__all__ of " + p)
     out = []
     for path, d in todo:
         name = d.node.name
@@ -1435,7 +1440,8 @@ def run(root, req):
         total_lines += count_removed_lines(src.text, text)
         files.append({"path": path, "removed": res.removed, "imports_removed": res.imports_removed,
                       "all_removed": res.all_removed})
-    undescribed = undescribed_reached(root, protect, units, req.get("describe") or [], {p: t for p, t, _ in writes})
+    undescribed = undescribed_reached(root, protect, units, req.get("describe") or [], {p: t for p, t, _ in writes},
+                                      {f["path"]: f["all_removed"] for f in files if f["all_removed"]})
     for path, text, enc in writes:
         write_text(root, path, text, enc)
 
