@@ -235,6 +235,9 @@ func TestSubmitAndValidate(t *testing.T) {
 	}
 	full := filepath.Join(root, "data", "submissions", "example", "v2", "full", "20261123_new-agent")
 	lite := filepath.Join(root, "data", "submissions", "example", "v2", "lite", "20261123_new-agent")
+	if !strings.Contains(out, "next: check it as the pull-request gate will") || !strings.Contains(out, "go run ./cmd/eval validate "+full) {
+		t.Errorf("submit prints no next step:\n%s", out)
+	}
 	for _, dir := range []string{full, lite} {
 		for _, f := range []string{"metadata.toml", "results.jsonl", "predictions.jsonl", "logs.tar.gz"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

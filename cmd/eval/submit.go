@@ -115,5 +115,9 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
+	if len(written) > 0 {
+		// The next step, so a submitter does not have to look it up.
+		fmt.Fprintf(stdout, "\nnext: check it as the pull-request gate will, then open a pull request adding the folder(s) above:\n  go run ./cmd/eval validate %s\n  go run ./cmd/build --check\n(see CONTRIBUTING.md)\n", written[0])
+	}
 	return nil
 }

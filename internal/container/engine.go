@@ -38,15 +38,41 @@ const pingTimeout = 15 * time.Second
 // cleanupTimeout bounds the cleanup calls made with a fresh context.
 const cleanupTimeout = 30 * time.Second
 
+// ProjectSocket is where scripts/provision-docker.sh's private engine
+// listens.
+const ProjectSocket = "/run/featbench-docker.sock"
+
+// defaultHost is the engine an empty host means: $DOCKER_HOST when set,
+// else the project's private engine when its socket is there (so the
+// engine the README starts is found without setting anything), else ""
+// (the platform's default socket).
+func defaultHost(getenv func(string) string, isSocket func(string) bool) string {
+	if getenv("DOCKER_HOST") != "" {
+		return ""
+	}
+	if isSocket(ProjectSocket) {
+		return "unix://" + ProjectSocket
+	}
+	return ""
+}
+
+func isSocket(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&os.ModeSocket != 0
+}
+
 // Connect connects to the Docker engine at host, in the form of DOCKER_HOST
 // (for example "unix:///run/featbench-docker.sock"). An empty host means
-// $DOCKER_HOST, or the platform's default socket when that is unset. The
-// API version is negotiated with the engine, so older engines (Debian's
-// 20.10, API 1.41) work.
+// $DOCKER_HOST, else the project's private engine (ProjectSocket) when it
+// runs, else the platform's default socket. The API version is negotiated
+// with the engine, so older engines (Debian's 20.10, API 1.41) work.
 //
 // Connect pings the engine and fails with an error naming the host when it
 // does not answer.
 func Connect(ctx context.Context, host string) (*Engine, error) {
+	if host == "" {
+		host = defaultHost(os.Getenv, isSocket)
+	}
 	opts := []client.Opt{client.FromEnv}
 	if host != "" {
 		opts = append(opts, client.WithHost(host))

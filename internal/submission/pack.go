@@ -157,6 +157,11 @@ func Pack(ctx context.Context, o PackOptions) (written, warnings []string, err e
 			return nil, nil, fmt.Errorf("making the submission folder: %w", err)
 		}
 		tmp, err := os.MkdirTemp(filepath.Dir(final), "."+folder+".tmp-")
+		if err == nil {
+			// MkdirTemp makes it 0700: the folder is committed and
+			// published, readable by all like the rest of data/.
+			err = os.Chmod(tmp, 0o755)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("making the submission folder: %w", err)
 		}

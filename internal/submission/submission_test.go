@@ -131,6 +131,12 @@ func (p *project) pack(t *testing.T, slug string, reference bool) (full, lite st
 	if len(written) != 2 {
 		t.Fatalf("Pack wrote %v; want the full and lite folders", written)
 	}
+	for _, dir := range written {
+		// Committed and published: readable by all, as data/ is.
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("%s: mode %v (%v), want 0755", dir, fi.Mode().Perm(), err)
+		}
+	}
 	return written[0], written[1]
 }
 
