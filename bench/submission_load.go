@@ -338,7 +338,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 	// failed. This runs for every result: no maps, no string copies.
 	nf := len(in.FailToPass)
 	var small [128]uint8
-	outcome := small[:0]
+	var outcome []uint8
 	if n := nf + len(in.PassToPass); n > len(small) {
 		outcome = make([]uint8, n)
 	} else {
