@@ -591,6 +591,19 @@ def main(argv):
         return 2
     import pytest  # imported untraced: pytest is not the repository
 
+    result = trace_run(root, tests, rest, lambda: pytest.main(rest))
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=None, sort_keys=True, separators=(",", ":"))
+        f.write("\n")
+    os.replace(tmp, out)
+    return result["exit_code"]
+
+
+def trace_run(root, tests, args, run_tests):
+    """Run run_tests (pytest, or a test's own runner) under the hook and
+    return the graph record: the nodes, import-time references and the
+    test files' imports."""
     repo = Repo(root)
     tracer = Tracer(repo)
     prof = tracer.make_profile()
@@ -598,12 +611,12 @@ def main(argv):
     threading.setprofile(prof)
     sys.setprofile(prof)
     try:
-        code = pytest.main(rest)
+        code = run_tests()
     finally:
         sys.setprofile(None)
         threading.setprofile(None)
     seconds = time.monotonic() - start
-    result = {"version": VERSION, "root": repo.root, "args": rest, "exit_code": int(code),
+    result = {"version": VERSION, "root": repo.root, "args": args, "exit_code": int(code),
               "seconds": round(seconds, 3), "python": sys.version.split()[0], "nodes": tracer.graph(),
               "imports": {}, "import_refs": [], "notes": []}
     try:
@@ -618,12 +631,7 @@ def main(argv):
         result["imports"][t] = recs
         if err:
             result["notes"].append(err)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=None, sort_keys=True, separators=(",", ":"))
-        f.write("\n")
-    os.replace(tmp, out)
-    return int(code)
+    return result
 
 
 if __name__ == "__main__":
