@@ -120,3 +120,102 @@ func TestHostTracer(t *testing.T) {
 	}
 	mustNode(t, g, "tests/test_m.py::test_f::4")
 }
+
+// importOf returns the test file's import of module (name "" for an
+// "import module" statement).
+func importOf(t *testing.T, g *trace.Graph, file, module, name string) trace.Import {
+	t.Helper()
+	for _, im := range g.Imports[file] {
+		if im.Module == module && im.Name == name {
+			return im
+		}
+	}
+	t.Fatalf("%s does not import %q from %q; imports: %+v", file, name, module, g.Imports[file])
+	return trace.Import{}
+}
+
+func attrOf(t *testing.T, im trace.Import, name string) trace.Attr {
+	t.Helper()
+	for _, a := range im.Attrs {
+		if a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no use of %s.%s counted; attrs: %+v", im.Module, name, im.Attrs)
+	return trace.Attr{}
+}
+
+// TestImportsPackageThenSubmodule: "import pkg" then "import pkg.sub"
+// both bind pkg, to the same package; pkg.f stays a use of the package's
+// f (the second import used to rebind pkg to pkg.sub in the analysis, and
+// the uses of pkg.f were lost).
+func TestImportsPackageThenSubmodule(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"cachelib/__init__.py": "def cached(x):\n    return x\n",
+		"cachelib/keys.py":     "def hashkey(*a):\n    return a\n",
+		"tests/test_cache.py": `import cachelib
+import cachelib.keys
+
+
+def test_cached():
+    assert cachelib.cached(1) == 1
+    assert cachelib.cached(2) == 2
+    assert cachelib.keys.hashkey(3) == (3,)
+`,
+	}, "tests/test_cache.py")
+	pkg := importOf(t, g, "tests/test_cache.py", "cachelib", "")
+	if a := attrOf(t, pkg, "cached"); a.ID != "cachelib/__init__.py::cached::1" || a.Uses != 2 || a.AssertUses != 2 {
+		t.Errorf("cachelib.cached = %+v, want 2 uses in assertions", a)
+	}
+	sub := importOf(t, g, "tests/test_cache.py", "cachelib.keys", "")
+	if a := attrOf(t, sub, "hashkey"); a.ID != "cachelib/keys.py::hashkey::1" || a.Uses != 1 || a.AssertUses != 1 {
+		t.Errorf("cachelib.keys.hashkey = %+v, want 1 use in an assertion", a)
+	}
+}
+
+// TestImportsUnittestAssertions: unittest's self.assert* calls (and the
+// callable form of assertRaises) are assertions, as assert statements and
+// pytest.raises blocks are.
+func TestImportsUnittestAssertions(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/m.py": `def double(x):
+    return 2 * x
+
+
+def check(x):
+    if x < 0:
+        raise ValueError(x)
+    return x
+
+
+def build(x):
+    return [x]
+`,
+		"tests/test_m.py": `import unittest
+
+from lib.m import build, check, double
+
+
+class TestM(unittest.TestCase):
+    def test_double(self):
+        self.assertEqual(double(2), 4)
+        self.assertTrue(double(0) == 0)
+
+    def test_check(self):
+        self.assertRaises(ValueError, check, -1)
+        with self.assertRaises(ValueError):
+            check(-2)
+
+    def test_build(self):
+        got = build(1)
+        self.assertEqual(got, [1])
+`,
+	}, "tests/test_m.py")
+	for name, want := range map[string][2]int{"double": {2, 2}, "check": {2, 2}, "build": {1, 0}} {
+		im := importOf(t, g, "tests/test_m.py", "lib.m", name)
+		if im.Uses != want[0] || im.AssertUses != want[1] {
+			t.Errorf("%s: %d uses, %d in assertions; want %d and %d", name, im.Uses, im.AssertUses, want[0], want[1])
+		}
+	}
+}

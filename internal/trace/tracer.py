@@ -247,17 +247,18 @@ def def_node(rel, d):
 
 class Usage(ast.NodeVisitor):
     """Counts the uses of imported names, and of attributes reached through
-    them, in the whole file, in assert statements, and in pytest.raises
-    blocks (which assert that the code inside raises)."""
+    them, in the whole file, in assert statements, in unittest's assert*
+    calls, and in pytest.raises blocks (which assert that the code inside
+    raises)."""
 
     def __init__(self, names):
-        self.names = names  # bound name -> counters
+        # bound name -> its import records: one, or for "import pkg" and
+        # "import pkg.sub" in one file (both bind pkg), each of them.
+        self.names = names
         self.in_assert = 0
 
-    def count(self, name, attr):
-        c = self.names.get(name)
-        if c is None:
-            return
+    def count(self, rec, attr):
+        c = rec
         if attr is not None:
             c = c["attrs"].setdefault(attr, {"uses": 0, "assert_uses": 0})
         c["uses"] += 1
@@ -268,6 +269,20 @@ class Usage(ast.NodeVisitor):
         self.in_assert += 1
         self.generic_visit(node)
         self.in_assert -= 1
+
+    def visit_Call(self, node):
+        # self.assertEqual(f(x), y), self.assertRaises(E, f, x): the
+        # arguments are what the test asserts about, as in an assert.
+        if is_assert_call(node):
+            self.visit(node.func)
+            self.in_assert += 1
+            for a in node.args:
+                self.visit(a)
+            for k in node.keywords:
+                self.visit(k)
+            self.in_assert -= 1
+            return
+        self.generic_visit(node)
 
     def visit_With(self, node):
         raises = any(is_raises(item.context_expr) for item in node.items)
@@ -290,19 +305,43 @@ class Usage(ast.NodeVisitor):
             chain.reverse()
             # "import pkg.mod" binds pkg: in pkg.mod.f, f is what pkg.mod
             # provides. An aliased or from-import binds the module itself.
-            depth = self.names[v.id]["dotted"]
-            self.count(v.id, chain[depth] if len(chain) > depth else None)
+            # Of "import pkg" and "import pkg.mod" in one file, the longest
+            # module the chain goes through is the one it uses.
+            recs = self.names[v.id]
+            best = None
+            for rec in recs:
+                depth = rec["dotted"]
+                if chain[:depth] == rec["module"].split(".")[1:depth + 1] and (best is None or depth > best["dotted"]):
+                    best = rec
+            if best is None:
+                best = recs[0]
+            depth = best["dotted"]
+            self.count(best, chain[depth] if len(chain) > depth else None)
             return
         self.generic_visit(node)
 
     def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Load):
-            self.count(node.id, None)
+        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+            self.count(self.names[node.id][0], None)
+
+
+# unittest's old names for its assertions.
+UNITTEST_FAIL = {"fail", "failIf", "failUnless", "failIfEqual", "failUnlessEqual", "failUnlessRaises",
+                 "failIfAlmostEqual", "failUnlessAlmostEqual"}
+
+
+def is_assert_call(node):
+    """Whether a call asserts: self.assertX(...), unittest's fail*
+    aliases, or an assert_x(...) helper (numpy.testing, nose)."""
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name.startswith("assert") or name in UNITTEST_FAIL
 
 
 def is_raises(expr):
     f = expr.func if isinstance(expr, ast.Call) else None
-    if isinstance(f, ast.Attribute) and f.attr in ("raises", "warns", "assertRaises", "assertRaisesRegex"):
+    if isinstance(f, ast.Attribute) and f.attr in ("raises", "warns", "assertRaises", "assertRaisesRegex",
+                                                   "assertWarns", "assertWarnsRegex"):
         return True
     return isinstance(f, ast.Name) and f.id in ("raises", "warns")
 
@@ -374,9 +413,15 @@ def test_imports(repo, test_file):
                 dotted = 0 if a.asname else a.name.count(".")
                 rec = {"line": node.lineno, "module": a.name, "name": "", "alias": a.asname or "", "kind": kind,
                        "id": "", "file": rel or "", "uses": 0, "assert_uses": 0, "attrs": {}, "dotted": dotted,
-                       "target": mod}
+                       "target": mod, "plain": not a.asname}
                 records.append(rec)
-                names[bound] = rec
+                prev = names.get(bound)
+                if not a.asname and prev and all(r["plain"] for r in prev):
+                    # "import pkg" and "import pkg.sub" both bind pkg,
+                    # the package: the later one does not replace it.
+                    prev.append(rec)
+                else:
+                    names[bound] = [rec]
         elif isinstance(node, ast.ImportFrom):
             modname = node.module or ""
             if node.level:
@@ -396,14 +441,15 @@ def test_imports(repo, test_file):
                     kind, oid, rel = describe_object(repo, obj)
                 rec = {"line": node.lineno, "module": modname, "name": a.name, "alias": a.asname or "",
                        "kind": kind, "id": oid or "", "file": rel or "", "uses": 0, "assert_uses": 0,
-                       "attrs": {}, "dotted": 0, "target": obj}
+                       "attrs": {}, "dotted": 0, "target": obj, "plain": False}
                 records.append(rec)
-                names[a.asname or a.name] = rec
+                names[a.asname or a.name] = [rec]
     Usage(names).visit(tree)
     out = []
     for rec in records:
         target = rec.pop("target")
         rec.pop("dotted")
+        rec.pop("plain")
         attrs = []
         for name in sorted(rec["attrs"]):
             c = rec["attrs"][name]
