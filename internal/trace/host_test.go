@@ -219,3 +219,65 @@ class TestM(unittest.TestCase):
 		}
 	}
 }
+
+// TestClosureCallsReachTheFactory: a function a factory returns, called
+// later by the test, is the factory's work: the factory's node reaches the
+// closure (through the nested decorator), so that a walk from the factory
+// goes on to what the closure calls (the walk from a caching decorator
+// used to stop at the decorator itself, its helpers left in place).
+func TestClosureCallsReachTheFactory(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/caching.py": `def _key(args):
+    return tuple(args)
+
+
+def _store(cache, k, v):
+    cache[k] = v
+    return v
+
+
+def cached(cache):
+    def decorator(func):
+        def wrapper(*args):
+            k = _key(args)
+            if k in cache:
+                return cache[k]
+            return _store(cache, k, func(*args))
+        return wrapper
+    return decorator
+`,
+		"tests/test_caching.py": `from lib.caching import cached
+
+
+def test_cached():
+    c = {}
+
+    @cached(c)
+    def square(x):
+        return x * x
+
+    assert square(3) == 9
+    assert square(3) == 9
+    assert c == {(3,): 9}
+`,
+	}, "tests/test_caching.py")
+	const (
+		factory   = "lib/caching.py::cached::10"
+		decorator = "lib/caching.py::cached.decorator::11"
+		wrapper   = "lib/caching.py::cached.decorator.wrapper::12"
+	)
+	if n := mustNode(t, g, factory); !slices.Contains(n.Callees, decorator) {
+		t.Errorf("cached's callees = %v, want its nested decorator", n.Callees)
+	}
+	if n := mustNode(t, g, decorator); !slices.Contains(n.Callees, wrapper) {
+		t.Errorf("decorator's callees = %v, want its nested wrapper", n.Callees)
+	}
+	res := trace.Walk(trace.WalkInput{Graph: g, Tops: []string{factory}, Budget: 100,
+		Eligible: func(n *trace.Node) bool { return n.File == "lib/caching.py" },
+		Through:  func(n *trace.Node) bool { return n.Local }})
+	want := []string{"lib/caching.py::_key::1", "lib/caching.py::_store::5", factory}
+	if !slices.Equal(res.Extracted, want) {
+		t.Errorf("the walk from cached extracts %v, want %v", res.Extracted, want)
+	}
+}

@@ -194,24 +194,27 @@ class Tracer:
         return profile
 
     def node_of(self, code):
-        """(id, record) of the node a code object belongs to."""
+        """(id, record, Def or None) of the node a code object belongs to."""
         rel = self.repo.relpath(code.co_filename)
         fi = self.repo.file(rel)
         if code.co_name == "<module>":
-            return module_node(rel)
+            return module_node(rel) + (None,)
         d = fi.resolve(code.co_qualname, code.co_firstlineno)
         if d is None:
-            return module_node(rel)
-        return def_node(rel, d)
+            return module_node(rel) + (None,)
+        return def_node(rel, d) + (d,)
 
     def graph(self):
         nodes = {}
         node_of = {}
+        local = {}  # id -> (file, Def) of the local nodes
         for k, code in self.codes.items():
-            nid, rec = self.node_of(code)
+            nid, rec, d = self.node_of(code)
             node_of[k] = nid
             if nid not in nodes:
                 nodes[nid] = rec
+                if d is not None and d.local:
+                    local[nid] = (rec["file"], d)
         for k, n in self.calls.items():
             nodes[node_of[k]]["calls"] += n
         for (caller, callee), n in self.edges.items():
@@ -220,6 +223,20 @@ class Tracer:
             a, b = node_of[caller], node_of[callee]
             if a != b:
                 nodes[a]["callees"].add(b)
+        # A function defined in another one (a closure a factory returns, a
+        # decorator's wrapper) is called later, by whoever holds it: what
+        # it calls is still the work of the function that made it. The
+        # maker gets it as a callee, so that a walk from the maker goes on
+        # through it; its parent ran to define it, so it is a node too.
+        todo = list(local.items())
+        while todo:
+            nid, (rel, d) = todo.pop()
+            pid, prec = def_node(rel, d.parent)
+            if pid not in nodes:
+                nodes[pid] = prec
+                if d.parent.local:
+                    todo.append((pid, (rel, d.parent)))
+            nodes[pid]["callees"].add(nid)
         out = []
         for nid in sorted(nodes):
             rec = nodes[nid]
