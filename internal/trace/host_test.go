@@ -281,3 +281,77 @@ def test_cached():
 		t.Errorf("the walk from cached extracts %v, want %v", res.Extracted, want)
 	}
 }
+
+// TestReferencesAreReached: code that ran and takes a repository function
+// as a value, without calling it, needs it: a method bound through a local
+// (sortedcontainers' SortedDict.__init__ does self.islice =
+// _list.islice), a module-level function passed on, a name a
+// function-level import binds. The run reaches them, so that a walk of
+// another test file keeps them.
+func TestReferencesAreReached(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/sortedlist.py": `class SortedList:
+    def __init__(self):
+        self._items = []
+
+    def add(self, x):
+        self._items.append(x)
+        self._items.sort()
+
+    def islice(self, start=None, stop=None):
+        return iter(self._items[start:stop])
+
+    def irange(self, lo, hi):
+        return iter([x for x in self._items if lo <= x <= hi])
+`,
+		"lib/render.py": "def render(x):\n    return str(x)\n\n\ndef unused(x):\n    return x\n",
+		"lib/sorteddict.py": `from lib.sortedlist import SortedList
+
+
+def _identity(k):
+    return k
+
+
+def unused(k):
+    return k
+
+
+class SortedDict(dict):
+    def __init__(self):
+        self._list = SortedList()
+        _list = self._list
+        self._list_add = _list.add
+        self.islice = _list.islice
+        self._key = _identity
+        unused = None
+        self._other = unused
+        dict.__init__(self)
+
+    def __setitem__(self, k, v):
+        if k not in self:
+            self._list_add(k)
+        dict.__setitem__(self, k, v)
+
+    def formatter(self):
+        from lib.render import render
+        return render
+`,
+		"tests/test_sorteddict.py": `from lib.sorteddict import SortedDict
+
+
+def test_set():
+    d = SortedDict()
+    d["b"] = 1
+    d["a"] = 2
+    assert d._list._items == ["a", "b"]
+    assert d.formatter() is not None
+`,
+	}, "tests/test_sorteddict.py")
+	wantReached(t, g,
+		[]string{"lib/sortedlist.py::SortedList.islice::9", "lib/sorteddict.py::_identity::4", "lib/render.py::render::1"},
+		[]string{"lib/sortedlist.py::SortedList.irange::12", "lib/sorteddict.py::unused::8", "lib/render.py::unused::5"})
+	if n := mustNode(t, g, "lib/sorteddict.py::SortedDict.__init__::13"); !slices.Contains(n.Refs, "lib/sortedlist.py::SortedList.islice::9") {
+		t.Errorf("SortedDict.__init__ refs = %v, want SortedList.islice", n.Refs)
+	}
+}

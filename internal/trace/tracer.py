@@ -71,11 +71,11 @@ class Repo:
 
 
 class Def:
-    __slots__ = ("qualname", "line", "start", "end", "kind", "parent", "local")
+    __slots__ = ("qualname", "line", "start", "end", "kind", "parent", "local", "node")
 
-    def __init__(self, qualname, line, start, end, kind, parent):
+    def __init__(self, qualname, line, start, end, kind, parent, node=None):
         self.qualname, self.line, self.start, self.end = qualname, line, start, end
-        self.kind, self.parent = kind, parent
+        self.kind, self.parent, self.node = kind, parent, node
         # Defined inside a function body: it exists only while its
         # parent runs, and cannot be removed apart from it.
         p = parent
@@ -112,7 +112,7 @@ class FileIndex:
                     kind = "class"
                 else:
                     kind = "method" if in_class else "function"
-                d = Def(qual, child.lineno, start, child.end_lineno, kind, parent)
+                d = Def(qual, child.lineno, start, child.end_lineno, kind, parent, child)
                 self.defs.append(d)
                 self.by_first[(qual, start)] = d
                 self.by_line[(qual, child.lineno)] = d
@@ -208,6 +208,7 @@ class Tracer:
         nodes = {}
         node_of = {}
         local = {}  # id -> (file, Def) of the local nodes
+        funcs = {}  # id -> (file, Def) of the functions and methods
         for k, code in self.codes.items():
             nid, rec, d = self.node_of(code)
             node_of[k] = nid
@@ -215,6 +216,8 @@ class Tracer:
                 nodes[nid] = rec
                 if d is not None and d.local:
                     local[nid] = (rec["file"], d)
+                if d is not None and d.kind != "class":
+                    funcs[nid] = (rec["file"], d)
         for k, n in self.calls.items():
             nodes[node_of[k]]["calls"] += n
         for (caller, callee), n in self.edges.items():
@@ -237,6 +240,17 @@ class Tracer:
                 if d.parent.local:
                     todo.append((pid, (rel, d.parent)))
             nodes[pid]["callees"].add(nid)
+        # What the functions that ran name without calling: a method taken
+        # as a value (self.islice = _list.islice), a function passed on.
+        refs = References(self.repo)
+        for nid, (rel, d) in funcs.items():
+            try:
+                r = refs.of(rel, d)
+            except Exception:  # the calls are still worth having
+                continue
+            r.discard(nid)
+            if r:
+                nodes[nid]["refs"] = sorted(r)
         out = []
         for nid in sorted(nodes):
             rec = nodes[nid]
@@ -603,6 +617,206 @@ def import_refs(repo):
                 add_ref(repo, obj, out)
         abstract_overrides(repo, mod, out)
     return sorted(out)
+
+
+# --- what the functions that ran reference ------------------------------------
+
+class References:
+    """The repository's functions and classes that a function's own code
+    names without calling them, read from its syntax tree: a global or an
+    attribute of one (a module's function, a class's method), a name a
+    function-level import binds, and an attribute taken from a local value
+    (self._list.islice), which can be any repository method of that name.
+    Only the function's own code counts (lambdas and comprehensions
+    included, nested def bodies not: they are nodes of their own). A name
+    in a call's function position is left out: a call that ran is an edge,
+    one that did not run needs nothing."""
+
+    def __init__(self, repo):
+        self.repo = repo
+        self._modules = None  # relative path -> module
+        self._methods = None  # method name -> ids
+
+    def modules(self):
+        if self._modules is None:
+            self._modules = {}
+            for mod in list(sys.modules.values()):
+                f = getattr(mod, "__file__", None)
+                rel = self.repo.relpath(f) if isinstance(f, str) else None
+                if rel is not None and rel not in self._modules:
+                    self._modules[rel] = mod
+        return self._modules
+
+    def methods(self, name):
+        """Ids of the loaded repository modules' methods named name."""
+        if self._methods is None:
+            self._methods = {}
+            for rel in sorted(self.modules()):
+                for d in self.repo.file(rel).defs:
+                    if d.kind == "method" and not d.local:
+                        self._methods.setdefault(d.qualname.rsplit(".", 1)[-1], set()).add(def_node(rel, d)[0])
+        return self._methods.get(name, ())
+
+    def of(self, rel, d):
+        node = d.node
+        if node is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return set()
+        mod = self.modules().get(rel)
+        g = getattr(mod, "__dict__", {})
+        pkg = ""
+        if mod is not None:
+            pkg = mod.__name__ if rel.endswith("__init__.py") else mod.__name__.rpartition(".")[0]
+        body = FunctionBody(node)
+        out = set()
+        for chain, called in body.chains:
+            root = chain[0]
+            obj = None
+            if root in body.imports:
+                obj = import_target(body.imports[root], pkg)
+            elif root in body.locals:
+                # self, an argument, a local: only an attribute's name is
+                # known, and any method of that name may be the one.
+                for part in (chain[1:-1] if called else chain[1:]):
+                    out.update(self.methods(part))
+                continue
+            else:
+                obj = g.get(root)
+            if obj is None:
+                continue
+            steps = [obj]
+            for part in chain[1:]:
+                try:
+                    obj = inspect.getattr_static(obj, part, None)
+                except Exception:
+                    obj = None
+                if obj is None:
+                    break
+                steps.append(obj)
+            if called and len(steps) == len(chain):
+                steps.pop()
+            for o in steps:
+                add_ref(self.repo, o, out)
+        return out
+
+
+class FunctionBody(ast.NodeVisitor):
+    """A function's local names, its function-level imports, and the name
+    and attribute chains its own code loads, each with whether it is a
+    call's function."""
+
+    def __init__(self, node):
+        self.locals = set()
+        self.imports = {}  # bound name -> (level, module, name or None, alias given)
+        self.chains = []  # ([root, attr, ...], called)
+        self.globals = set()
+        self.calls = set()
+        a = node.args
+        for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]:
+            self.locals.add(arg.arg)
+        for st in node.body:
+            self.visit(st)
+        self.locals -= self.globals
+        for name in self.imports:
+            self.locals.discard(name)
+
+    def visit_Global(self, node):
+        self.globals.update(node.names)
+
+    def visit_Nonlocal(self, node):
+        self.locals.update(node.names)  # an enclosing function's: not resolvable here
+
+    def visit_FunctionDef(self, node):
+        # The definition runs here (decorators, defaults); its body does not.
+        self.locals.add(node.name)
+        for x in node.decorator_list:
+            self.visit(x)
+        for x in node.args.defaults + [x for x in node.args.kw_defaults if x is not None]:
+            self.visit(x)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        self.locals.add(node.name)
+        for x in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+            self.visit(x)
+
+    def visit_Lambda(self, node):
+        for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+            self.locals.add(arg.arg)
+        self.generic_visit(node)
+
+    def visit_Import(self, node):
+        for a in node.names:
+            if a.asname:
+                self.imports[a.asname] = (0, a.name, None, True)
+            else:
+                self.imports[a.name.split(".")[0]] = (0, a.name.split(".")[0], None, False)
+
+    def visit_ImportFrom(self, node):
+        for a in node.names:
+            if a.name != "*":
+                self.imports[a.asname or a.name] = (node.level, node.module or "", a.name, True)
+
+    def visit_ExceptHandler(self, node):
+        if node.name:
+            self.locals.add(node.name)
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.calls.add(id(node.func))
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            self.chains.append(([node.id], id(node) in self.calls))
+        else:
+            self.locals.add(node.id)
+
+    def visit_Attribute(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            self.visit(node.value)
+            return
+        chain = []
+        v = node
+        while isinstance(v, ast.Attribute):
+            chain.append(v.attr)
+            v = v.value
+        chain.reverse()
+        if isinstance(v, ast.Name):
+            self.chains.append(([v.id] + chain, id(node) in self.calls))
+        else:
+            # foo().bar, x[0].bar: only the attribute names are known.
+            self.chains.append((["<value>"] + chain, id(node) in self.calls))
+            self.locals.add("<value>")
+            self.visit(v)
+
+    def visit_MatchAs(self, node):
+        if node.name:
+            self.locals.add(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node):
+        if node.name:
+            self.locals.add(node.name)
+
+    def visit_MatchMapping(self, node):
+        if node.rest:
+            self.locals.add(node.rest)
+        self.generic_visit(node)
+
+
+def import_target(spec, pkg):
+    """The object a function-level import binds, from sys.modules."""
+    level, module, name, aliased = spec
+    try:
+        full = importlib.util.resolve_name("." * level + module, pkg) if level else module
+    except (ImportError, ValueError):
+        return None
+    mod = sys.modules.get(full)
+    if name is None:
+        return mod
+    obj = getattr(mod, name, None) if mod is not None else None
+    return obj if obj is not None else sys.modules.get(full + "." + name)
 
 
 def abstract_overrides(repo, mod, out):
