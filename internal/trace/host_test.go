@@ -355,3 +355,108 @@ def test_set():
 		t.Errorf("SortedDict.__init__ refs = %v, want SortedList.islice", n.Refs)
 	}
 }
+
+// TestClassBodyReferences: names in a class body are the class's own
+// members once bound there, not the module's globals. An alias of a
+// member (__or__ = union, bisect = bisect_right) goes with the member when
+// it is removed (the masker's rule), so it is no reference, and neither is
+// a module function of the same name; any other use of a member at import
+// (property(get_size), a dataclass field's default_factory) is. A class
+// functools.total_ordering completed needs its root comparison to import;
+// a property's setter that ran needs its getter; an alias taken as a
+// value reaches what it names.
+func TestClassBodyReferences(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/sets.py": `import dataclasses
+import functools
+from bisect import bisect_right
+
+
+def union(a, b):
+    return a | b
+
+
+class SortedSet:
+    def __init__(self, items=()):
+        self._items = sorted(set(items))
+
+    def union(self, other):
+        return SortedSet(self._items + list(other))
+
+    __or__ = union
+
+    def bisect_right(self, x):
+        return bisect_right(self._items, x)
+
+    bisect = bisect_right
+
+    def get_size(self):
+        return len(self._items)
+
+    size = property(get_size)
+
+
+@functools.total_ordering
+class Version:
+    def __init__(self, n):
+        self.n = n
+
+    def __eq__(self, other):
+        return self.n == other.n
+
+    def __lt__(self, other):
+        return self.n < other.n
+
+
+@dataclasses.dataclass
+class Config:
+    def _default_tags():
+        return []
+
+    tags: list = dataclasses.field(default_factory=_default_tags)
+
+
+class Box:
+    @property
+    def value(self):
+        return self._v
+
+    @value.setter
+    def value(self, v):
+        self._v = v
+
+
+def finder(s):
+    return s.bisect
+`,
+		"tests/test_sets.py": `from lib.sets import Box, Config, SortedSet, Version, finder
+
+
+def test_build():
+    assert list(SortedSet([2, 1])._items) == [1, 2]
+    assert Version(1).n == 1
+    assert Config(tags=[1]).tags == [1]
+    b = Box()
+    b.value = 3
+    assert b._v == 3
+    assert finder(SortedSet()) is not None
+`,
+	}, "tests/test_sets.py")
+	wantReached(t, g, []string{
+		"lib/sets.py::SortedSet.get_size::24",
+		"lib/sets.py::Version.__lt__::38",
+		"lib/sets.py::Config._default_tags::44",
+		"lib/sets.py::Box.value::52",              // the getter, for the setter that ran
+		"lib/sets.py::SortedSet.bisect_right::19", // s.bisect taken as a value
+	}, []string{
+		"lib/sets.py::SortedSet.union::14",
+		"lib/sets.py::union::6",
+		"lib/sets.py::Version.__eq__::35",
+	})
+	for _, id := range []string{"lib/sets.py::SortedSet.union::14", "lib/sets.py::union::6", "lib/sets.py::SortedSet.bisect_right::19"} {
+		if slices.Contains(g.ImportRefs, id) {
+			t.Errorf("import_refs hold %s: only an alias names it in the class body", id)
+		}
+	}
+}

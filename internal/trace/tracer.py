@@ -501,12 +501,20 @@ def test_imports(repo, test_file):
 class ImportTimeRefs(ast.NodeVisitor):
     """Collects the names and attribute chains a module's import-time code
     loads: module level and class bodies, decorators and default values,
-    but not function bodies, which run only when called."""
+    but not function bodies, which run only when called.
+
+    In a class body a name already bound there is the class's own (Python
+    looks in the class's namespace first): such loads are class_refs. A
+    class-body alias of a member (``__or__ = union``) is no reference: the
+    masker removes it with the member it names."""
 
     def __init__(self):
         self.refs = []  # lists of names: ["case", "snake_case"]
+        self.class_refs = []  # ([class, nested class, ...], [name, attr, ...])
         self.imports = []  # (level, module, names) of from-imports
         self.bound = {}  # name bound by "import X" -> the module's name
+        self.scope = None  # the class body being visited: (path, names bound so far)
+        self.comp = 0  # inside a comprehension's own scope
 
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
@@ -517,8 +525,38 @@ class ImportTimeRefs(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def visit_ClassDef(self, node):
+        for x in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+            self.visit(x)
+        outer = self.scope
+        path = (outer[0] if outer else []) + [node.name]
+        self.scope = (path, set())
+        for st in node.body:
+            self.visit(st)
+            self.scope[1].update(binds(st))
+        self.scope = outer
+
+    def visit_Assign(self, node):
+        if self.scope is not None and member_alias(node, self.scope[1]):
+            return
+        self.generic_visit(node)
+
     def visit_Lambda(self, node):
         self.visit(node.args)
+
+    def _comprehension(self, node):
+        # Only the first iterable runs in the enclosing scope.
+        self.visit(node.generators[0].iter)
+        self.comp += 1
+        for n in ast.iter_child_nodes(node):
+            if n is not node.generators[0]:
+                self.visit(n)
+        for gen in node.generators:
+            for n in [gen.target] + gen.ifs + ([gen.iter] if gen is not node.generators[0] else []):
+                self.visit(n)
+        self.comp -= 1
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
 
     def visit_Import(self, node):
         for a in node.names:
@@ -532,9 +570,15 @@ class ImportTimeRefs(ast.NodeVisitor):
         if node.module is not None or node.level:
             self.imports.append((node.level, node.module or "", [a.name for a in node.names if a.name != "*"]))
 
+    def _ref(self, chain):
+        if self.scope is not None and not self.comp and chain[0] in self.scope[1]:
+            self.class_refs.append((self.scope[0], chain))
+        else:
+            self.refs.append(chain)
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
-            self.refs.append([node.id])
+            self._ref([node.id])
 
     def visit_Attribute(self, node):
         chain = []
@@ -545,9 +589,61 @@ class ImportTimeRefs(ast.NodeVisitor):
         if isinstance(v, ast.Name):
             chain.append(v.id)
             chain.reverse()
-            self.refs.append(chain)
+            self._ref(chain)
         else:
             self.generic_visit(node)
+
+
+def binds(st):
+    """The names a statement binds in the scope it runs in (not inside the
+    functions, lambdas and comprehensions it holds)."""
+    out = set()
+
+    def visit(n):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+            return
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names if a.name != "*")
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        for c in ast.iter_child_nodes(n):
+            visit(c)
+
+    visit(st)
+    return out
+
+
+def member_alias(st, members):
+    """Whether a class-body statement only gives a member another name
+    (``__or__ = union``): it goes with the member, as the masker removes
+    it."""
+    return (isinstance(st, ast.Assign) and isinstance(st.value, ast.Name) and st.value.id in members
+            and all(isinstance(t, ast.Name) for t in st.targets))
+
+
+def class_aliases(cls):
+    """A class body's aliases of its members, name -> the name it copies
+    (if and try blocks of the body included)."""
+    out = {}
+    bound = set()
+
+    def scan(stmts):
+        for st in stmts:
+            if member_alias(st, bound):
+                for t in st.targets:
+                    out[t.id] = st.value.id
+            elif isinstance(st, (ast.If, ast.Try, ast.With)):
+                for field in ("body", "orelse", "finalbody"):
+                    scan(getattr(st, field, None) or [])
+                for h in getattr(st, "handlers", None) or []:
+                    scan(h.body)
+            bound.update(binds(st))
+
+    scan(cls.body)
+    return out
 
 
 def import_refs(repo):
@@ -603,20 +699,61 @@ def import_refs(repo):
                 # Imported, used, then deleted ("del toolz" at the end of
                 # toolz.curried): the module is still the one imported.
                 obj = sys.modules.get(v.bound[chain[0]])
-            for part in chain[1:]:
-                if obj is None:
-                    break
-                # Each step of the chain names an object: a.b.c references a.b too.
+            chain_refs(repo, obj, chain[1:], out)
+        for path, chain in v.class_refs:
+            cls = g.get(path[0])
+            for part in path[1:]:
                 try:
-                    obj = inspect.getattr_static(obj, part, None)
+                    cls = inspect.getattr_static(cls, part, None)
                 except Exception:
-                    obj = None
-                if obj is not None:
-                    add_ref(repo, obj, out)
-            if obj is not None and len(chain) == 1:
-                add_ref(repo, obj, out)
+                    cls = None
+            if isinstance(cls, type):
+                chain_refs(repo, cls.__dict__.get(chain[0]), chain[1:], out)
         abstract_overrides(repo, mod, out)
+        total_ordering_roots(repo, mod, out)
     return sorted(out)
+
+
+def chain_refs(repo, obj, attrs, out):
+    """References of a chain obj.attr1.attr2...: each step names an
+    object, a.b.c references a and a.b too."""
+    if obj is None:
+        return
+    add_ref(repo, obj, out)
+    for part in attrs:
+        try:
+            obj = inspect.getattr_static(obj, part, None)
+        except Exception:
+            obj = None
+        if obj is None:
+            return
+        add_ref(repo, obj, out)
+
+
+ORDERING = ("__lt__", "__le__", "__gt__", "__ge__")
+
+
+def total_ordering_roots(repo, mod, out):
+    """The comparison functools.total_ordering derived a class's others
+    from: without one, the decorator fails the import ("must define at
+    least one ordering operation")."""
+    for obj in list(vars(mod).values()):
+        if not isinstance(obj, type) or getattr(obj, "__module__", None) != mod.__name__:
+            continue
+        own = obj.__dict__
+        if not any(getattr(own.get(op), "__module__", None) == "functools" for op in ORDERING):
+            continue
+        roots = []
+        for op in ORDERING:
+            try:
+                f = inspect.getattr_static(obj, op, None)
+            except Exception:
+                continue
+            if f is not None and f is not getattr(object, op, None) and getattr(f, "__module__", None) != "functools":
+                roots.append(op)
+        if roots:
+            # total_ordering's choice among several: the greatest name.
+            add_ref(repo, inspect.getattr_static(obj, max(roots)), out)
 
 
 # --- what the functions that ran reference ------------------------------------
@@ -636,6 +773,7 @@ class References:
         self.repo = repo
         self._modules = None  # relative path -> module
         self._methods = None  # method name -> ids
+        self._aliases = {}  # id(class node) -> class_aliases
 
     def modules(self):
         if self._modules is None:
@@ -648,14 +786,39 @@ class References:
         return self._modules
 
     def methods(self, name):
-        """Ids of the loaded repository modules' methods named name."""
+        """Ids of the loaded repository modules' methods named name, or
+        that a class-body alias of that name copies (bisect =
+        bisect_right)."""
         if self._methods is None:
             self._methods = {}
             for rel in sorted(self.modules()):
-                for d in self.repo.file(rel).defs:
+                fi = self.repo.file(rel)
+                for d in fi.defs:
                     if d.kind == "method" and not d.local:
                         self._methods.setdefault(d.qualname.rsplit(".", 1)[-1], set()).add(def_node(rel, d)[0])
+                    elif d.kind == "class" and not d.local and d.node is not None:
+                        for alias in self.aliases(d):
+                            for m in self.members(rel, d, alias, d.end + 1):
+                                self._methods.setdefault(alias, set()).add(def_node(rel, m)[0])
         return self._methods.get(name, ())
+
+    def aliases(self, cls):
+        a = self._aliases.get(id(cls.node))
+        if a is None:
+            a = self._aliases[id(cls.node)] = class_aliases(cls.node)
+        return a
+
+    def members(self, rel, cls, name, before):
+        """The defs of class cls that its name stands for on a line before
+        the given one: the defs of that name, or those an alias of it
+        copies."""
+        fi = self.repo.file(rel)
+        aliases = self.aliases(cls)
+        seen = set()
+        while name in aliases and name not in seen:
+            seen.add(name)
+            name = aliases[name]
+        return [d for d in fi.by_name.get(cls.qualname + "." + name, []) if d.line < before and d.parent is cls]
 
     def of(self, rel, d):
         node = d.node
@@ -668,6 +831,14 @@ class References:
             pkg = mod.__name__ if rel.endswith("__init__.py") else mod.__name__.rpartition(".")[0]
         body = FunctionBody(node)
         out = set()
+        if d.kind == "method" and d.parent is not None and d.parent.node is not None:
+            # A method's decorators run in its class's body: @value.setter
+            # needs the getter, @show.register the method it registers with.
+            for dec in node.decorator_list:
+                for n in ast.walk(dec):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                        for m in self.members(rel, d.parent, n.id, d.line):
+                            out.add(def_node(rel, m)[0])
         for chain, called in body.chains:
             root = chain[0]
             obj = None
