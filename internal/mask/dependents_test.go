@@ -185,3 +185,46 @@ class C:
 	checkParses(t, dir, "c.py")
 	goldRestores(t, dir)
 }
+
+// TestMaskTotalOrdering: functools.total_ordering fails the import of a
+// class left with no ordering method ("must define at least one ordering
+// operation"). The masker refuses such a request rather than write a
+// codebase that does not import; removing one of two is fine (the
+// decorator derives it from the other).
+func TestMaskTotalOrdering(t *testing.T) {
+	r := repo{"v.py": `import functools
+
+
+@functools.total_ordering
+class Version:
+    def __init__(self, n):
+        self.n = n
+
+    def __eq__(self, other):
+        return self.n == other.n
+
+    def __lt__(self, other):
+        return self.n < other.n
+
+    def __le__(self, other):
+        return self.n <= other.n
+`}
+	dir := r.write(t)
+	out := runMasker(t, dir, mask.Request{Remove: []string{
+		objID(t, r, "v.py", "Version.__lt__", "def __lt__"),
+		objID(t, r, "v.py", "Version.__le__", "def __le__"),
+	}})
+	if out.err == nil {
+		t.Fatalf("the masker removed every ordering method of a total_ordering class:\n%s", read(t, dir, "v.py"))
+	}
+	for _, w := range []string{"v.py", "Version", "total_ordering", "keep '__lt__'"} {
+		if !strings.Contains(out.stderr, w) {
+			t.Errorf("stderr %q does not mention %q", out.stderr, w)
+		}
+	}
+	dir = r.write(t)
+	mustMask(t, dir, mask.Request{Remove: []string{objID(t, r, "v.py", "Version.__le__", "def __le__")}})
+	if got := pyRun(t, dir, "import v; print(v.Version(1) <= v.Version(2))"); got != "True" {
+		t.Errorf("the masked module gives %q", got)
+	}
+}

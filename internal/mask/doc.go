@@ -38,7 +38,10 @@
 //     aliases (__or__ = union, bisect = bisect_right), other simple
 //     statements (x = property(get_x)), and defs or classes whose
 //     decorators, defaults or bases name it (@show.register), in turn with
-//     what they bind. The statements are listed in File.Dependents.
+//     what they bind. The statements are listed in File.Dependents. A
+//     request that leaves a functools.total_ordering class none of the
+//     ordering methods it defines is an error ("keep '__lt__'"): its
+//     import would fail.
 //  4. A block left empty gets pass. Every edited file must still parse.
 //  5. In each edited file, imports that were referenced before and are
 //     referenced nowhere after the removal are removed (a Name that is

@@ -1282,11 +1282,33 @@ def removal_units(remove, protect, cache):
     for path, found in wanted.items():
         src, defs = cache(path)
         stmts = class_dependents(defs, found)
+        check_total_ordering(src, defs, found)
         units[path] = sorted((d for d in found.values() if not any(id(p.node) in found for p in d.parents)),
                              key=lambda d: d.node.lineno)
         if stmts:
             deps[path] = stmts
     return units, deps
+
+
+ORDERING = ("__lt__", "__le__", "__gt__", "__ge__")
+
+
+def check_total_ordering(src, defs, found):
+    """A functools.total_ordering class must keep one of the ordering
+    methods it defines: without any, its import fails ("must define at
+    least one ordering operation")."""
+    for cls in defs:
+        if not isinstance(cls.node, ast.ClassDef) or id(cls.node) in found:
+            continue
+        if not any((isinstance(x, ast.Name) and x.id == "total_ordering")
+                   or (isinstance(x, ast.Attribute) and x.attr == "total_ordering") for x in cls.node.decorator_list):
+            continue
+        ops = [d for d in defs if d.parents and d.parents[-1] is cls and d.node.name in ORDERING]
+        if ops and all(id(d.node) in found for d in ops):
+            names = sorted({d.node.name for d in ops})
+            # total_ordering's own choice among several: the greatest name.
+            fail(src.path, cls.node.lineno, "removing %s leaves the functools.total_ordering class %s with no ordering"
+                 " method, and its import would fail: keep '%s'" % (", ".join(names), cls.qual, max(names)))
 
 
 class Dependent:
