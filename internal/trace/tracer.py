@@ -10,7 +10,9 @@ caller to the callee, so calls made through code outside the repository
 (the standard library, pytest, a dependency) are attributed to the
 repository frame below them. Identity comes from the code object's
 co_qualname and co_firstlineno, so methods of the same name in different
-classes, or functions defined twice under one name, stay apart.
+classes, or functions defined twice under one name, stay apart. A function
+defined in another is its maker's callee too, and each function that ran
+lists what its code references without calling (see References).
 
 Standard library only; Python 3.11 or later (co_qualname).
 """
