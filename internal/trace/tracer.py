@@ -548,13 +548,14 @@ class ImportTimeRefs(ast.NodeVisitor):
 
     def _comprehension(self, node):
         # Only the first iterable runs in the enclosing scope.
-        self.visit(node.generators[0].iter)
+        first = node.generators[0]
+        self.visit(first.iter)
         self.comp += 1
         for n in ast.iter_child_nodes(node):
-            if n is not node.generators[0]:
-                self.visit(n)
+            if not isinstance(n, ast.comprehension):
+                self.visit(n)  # the element, or a dict's key and value
         for gen in node.generators:
-            for n in [gen.target] + gen.ifs + ([gen.iter] if gen is not node.generators[0] else []):
+            for n in [gen.target] + gen.ifs + ([gen.iter] if gen is not first else []):
                 self.visit(n)
         self.comp -= 1
 
