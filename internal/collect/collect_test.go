@@ -379,3 +379,26 @@ func TestTemplateDigestStable(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorNames: the names masking keeps on a retry, from an import
+// error, a collection error, or the masker's own refusal.
+func TestErrorNames(t *testing.T) {
+	for text, want := range map[string]string{
+		"ImportError: cannot import name 'slugify' from 'textkit'":           "slugify",
+		"AttributeError: type object 'SortedList' has no attribute 'islice'": "islice",
+		"NameError: name 'union' is not defined":                             "union",
+		"masker: v.py:4: removing __lt__ leaves the functools.total_ordering class Version with" + " no ordering method, and its import would fail: keep '__lt__'": "__lt__",
+	} {
+		var got []string
+		for _, m := range errorNames.FindAllStringSubmatch(text, -1) {
+			for _, g := range m[1:] {
+				if g != "" {
+					got = append(got, g)
+				}
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("names in %q = %v, want %s", text, got, want)
+		}
+	}
+}

@@ -138,8 +138,10 @@ func (r *repoRun) stageMask(ctx context.Context) error {
 // an error named kept.
 const maxMaskTries = 8
 
-// errorNames finds the names an import or collection error is about.
-var errorNames = regexp.MustCompile(`cannot import name '(\w+)'|has no attribute '(\w+)'|name '(\w+)' is not defined`)
+// errorNames finds the names an import or collection error is about, or
+// that the masker says must stay (a total_ordering class's last ordering
+// method).
+var errorNames = regexp.MustCompile(`cannot import name '(\w+)'|has no attribute '(\w+)'|name '(\w+)' is not defined|: keep '(\w+)'`)
 
 // maskOne masks one candidate. When the masked codebase does not import or
 // the pass-to-pass files do not collect, the extracted objects the error
@@ -235,7 +237,8 @@ func (r *repoRun) maskTry(ctx context.Context, b *box, c *candidate, req mask.Re
 		return out, "", "", fmt.Errorf("masking: %w", err)
 	}
 	if res.ExitCode != 0 {
-		return out, "masking failed: " + tail(nil, res.Stderr, 5), "", nil
+		// The message may name an object that must stay: tried again.
+		return out, "masking failed: " + tail(nil, res.Stderr, 5), string(res.Stderr), nil
 	}
 	result, err := mask.ParseResult(res.Stdout)
 	if err != nil {

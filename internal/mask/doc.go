@@ -31,7 +31,17 @@
 //     start or end of the file, at most 2 at module level and 1 inside), so
 //     that the gold diff (masked -> original) is a clean addition.
 //  3. Companions go too: the @overload stubs of a removed function, and the
-//     @x.setter / @x.deleter defs of a removed property getter x.
+//     @x.setter / @x.deleter defs of a removed property getter x. So does
+//     class-body code that names a removed member where no kept binding of
+//     the name in the class precedes it, never left to fail on import or
+//     to bind another object of that name (a name the module imports):
+//     aliases (__or__ = union, bisect = bisect_right), other simple
+//     statements (x = property(get_x)), and defs or classes whose
+//     decorators, defaults or bases name it (@show.register), in turn with
+//     what they bind. The statements are listed in File.Dependents. A
+//     request that leaves a functools.total_ordering class none of the
+//     ordering methods it defines is an error ("keep '__lt__'"): its
+//     import would fail.
 //  4. A block left empty gets pass. Every edited file must still parse.
 //  5. In each edited file, imports that were referenced before and are
 //     referenced nowhere after the removal are removed (a Name that is

@@ -1,6 +1,7 @@
 package mask_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/featbench/featbench/internal/mask"
@@ -242,5 +243,33 @@ def test_it():
 	})
 	if len(res.Undescribed) != 0 {
 		t.Errorf("everything reached is described, yet undescribed: %+v", res.Undescribed)
+	}
+}
+
+// TestUndescribedThroughAlias: a method removed with its class-body alias
+// (__or__ = union) is reached through the alias, which Python calls.
+func TestUndescribedThroughAlias(t *testing.T) {
+	r := repo{
+		"pkg/__init__.py": "",
+		"pkg/sets.py": `class S:
+    def __init__(self, items):
+        self.items = set(items)
+
+    def union(self, other):
+        return S(self.items | other.items)
+
+    __or__ = union
+`,
+		"tests/test_sets.py": `from pkg.sets import S
+
+
+def test_it():
+    assert (S([1]) | S([2])).items == {1, 2}
+`,
+	}
+	union := objID(t, r, "pkg/sets.py", "S.union", "def union")
+	res := mustMask(t, r.write(t), mask.Request{Remove: []string{union}, ProtectFiles: []string{"tests/test_sets.py"}})
+	if len(res.Undescribed) != 1 || res.Undescribed[0].ID != union || !strings.Contains(res.Undescribed[0].ReachedBy, "__or__") {
+		t.Errorf("undescribed %+v, want %s reached through __or__", res.Undescribed, union)
 	}
 }

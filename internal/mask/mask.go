@@ -154,6 +154,9 @@ type File struct {
 	// Removed are the objects removed from this file, requested ones and
 	// companions (not those nested in them), by line.
 	Removed []Removed `json:"removed"`
+	// Dependents are the class-body statements removed because they name
+	// a removed member (an alias such as __or__ = union), by line.
+	Dependents []Dependent `json:"dependents"`
 	// ImportsRemoved are the import names removed, one per name, as
 	// "from M import x as y" or "import M", in source order.
 	ImportsRemoved []string `json:"imports_removed"`
@@ -166,6 +169,16 @@ type Removed struct {
 	ID    string `json:"id"`
 	Start int    `json:"start"` // first decorator's line
 	End   int    `json:"end"`
+}
+
+// Dependent is a class-body statement that went with the members it
+// names: left behind, it would fail on import or bind another object of
+// that name (an import the module makes).
+type Dependent struct {
+	Class string   `json:"class"` // the class's qualname
+	Names []string `json:"names"` // the names it bound, sorted
+	Start int      `json:"start"`
+	End   int      `json:"end"`
 }
 
 // Interface is the stub of one module-level def or class holding described

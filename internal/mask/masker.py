@@ -605,14 +605,16 @@ class FileResult:
     def __init__(self, path):
         self.path = path
         self.removed = []
+        self.dependents = []
         self.imports_removed = []
         self.all_removed = []
 
 
-def remove_defs(src, units):
-    """Phase 1: delete the units' spans; returns the new text."""
+def remove_defs(src, units, deps):
+    """Phase 1: delete the units' spans and the dependent statements;
+    returns the new text."""
     ed = Editor(src)
-    ed.drop_statements(src.tree, {id(d.node) for d in units})
+    ed.drop_statements(src.tree, {id(d.node) for d in units} | {id(x.stmt) for x in deps})
     return ed.apply()
 
 
@@ -1259,8 +1261,10 @@ def level2_task(root, spec, tops, units, cache):
 
 
 def removal_units(remove, protect, cache):
-    """path -> the Defs to delete: the requested ones and their companions,
-    without those nested in another (they go with it), by line."""
+    """path -> the Defs to delete: the requested ones, their companions and
+    the class-body defs that need them, without those nested in another
+    (they go with it), by line; and path -> the class-body statements that
+    go with them (see class_dependents)."""
     wanted = {}
     for oid in sorted(set(remove)):
         path, qual, line = parse_id(oid)
@@ -1274,10 +1278,158 @@ def removal_units(remove, protect, cache):
         for x in [d] + companions(defs, d):
             found[id(x.node)] = x
     units = {}
+    deps = {}
     for path, found in wanted.items():
+        src, defs = cache(path)
+        stmts = class_dependents(defs, found)
+        check_total_ordering(src, defs, found)
         units[path] = sorted((d for d in found.values() if not any(id(p.node) in found for p in d.parents)),
                              key=lambda d: d.node.lineno)
-    return units
+        if stmts:
+            deps[path] = stmts
+    return units, deps
+
+
+ORDERING = ("__lt__", "__le__", "__gt__", "__ge__")
+
+
+def check_total_ordering(src, defs, found):
+    """A functools.total_ordering class must keep one of the ordering
+    methods it defines: without any, its import fails ("must define at
+    least one ordering operation")."""
+    for cls in defs:
+        if not isinstance(cls.node, ast.ClassDef) or id(cls.node) in found:
+            continue
+        if not any((isinstance(x, ast.Name) and x.id == "total_ordering")
+                   or (isinstance(x, ast.Attribute) and x.attr == "total_ordering") for x in cls.node.decorator_list):
+            continue
+        ops = [d for d in defs if d.parents and d.parents[-1] is cls and d.node.name in ORDERING]
+        if ops and all(id(d.node) in found for d in ops):
+            names = sorted({d.node.name for d in ops})
+            # total_ordering's own choice among several: the greatest name.
+            fail(src.path, cls.node.lineno, "removing %s leaves the functools.total_ordering class %s with no ordering"
+                 " method, and its import would fail: keep '%s'" % (", ".join(names), cls.qual, max(names)))
+
+
+class Dependent:
+    """A class-body statement that goes with removed members: it names one
+    of them (an alias, __or__ = union; a property built from a getter)."""
+
+    def __init__(self, cls, stmt):
+        self.cls, self.stmt = cls, stmt
+
+    def record(self):
+        names = sorted({n.id for t in assign_targets(self.stmt) for n in ast.walk(t)
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
+        return {"class": self.cls.qual, "names": names, "start": self.stmt.lineno, "end": self.stmt.end_lineno}
+
+
+def assign_targets(st):
+    if isinstance(st, ast.Assign):
+        return st.targets
+    if isinstance(st, (ast.AnnAssign, ast.AugAssign)):
+        return [st.target]
+    return []
+
+
+def class_scope_loads(node):
+    """The names an expression loads in the scope it is evaluated in: a
+    lambda's body and a comprehension's (but for its first iterable) run
+    in a scope of their own, which does not see a class's names."""
+    out = set()
+
+    def visit(n):
+        if isinstance(n, ast.Lambda):
+            for x in n.args.defaults + [x for x in n.args.kw_defaults if x is not None]:
+                visit(x)
+            return
+        if isinstance(n, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            visit(n.generators[0].iter)
+            return
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        for c in ast.iter_child_nodes(n):
+            visit(c)
+
+    visit(node)
+    return out
+
+
+def def_time_loads(node):
+    """The names a def or class statement loads where it stands:
+    decorators, defaults, bases and keywords."""
+    exprs = list(node.decorator_list)
+    if isinstance(node, ast.ClassDef):
+        exprs += node.bases + [k.value for k in node.keywords]
+    else:
+        exprs += node.args.defaults + [x for x in node.args.kw_defaults if x is not None]
+    out = set()
+    for e in exprs:
+        out |= class_scope_loads(e)
+    return out
+
+
+def class_dependents(defs, found):
+    """Class-body code that names a removed member goes with it, never left
+    to fail or to find another object of that name: an alias (``__or__ =
+    union``; ``bisect = bisect_right`` would bind the standard library's
+    bisect_right that the module imports), any other simple statement
+    (``x = property(get_x)``), and a def or class whose decorators,
+    defaults or bases name it (singledispatchmethod's ``@f.register``);
+    what they bind is removed in turn. A name still bound in the class
+    before the use (a kept def of that name) is not removed.
+
+    Defs are added to found; the statements are returned as Dependents."""
+    by_node = {id(d.node): d for d in defs}
+    out = []
+    for cls in defs:
+        if not isinstance(cls.node, ast.ClassDef) or id(cls.node) in found:
+            continue
+        if any(id(p.node) in found for p in cls.parents):
+            continue
+        if not any(d.parents and d.parents[-1] is cls and id(d.node) in found for d in defs):
+            continue
+        kept, gone = set(), set()
+
+        def broken(names):
+            return any(n in gone and n not in kept for n in names)
+
+        def bind(names, removed):
+            for n in names:
+                if removed:
+                    if n not in kept:
+                        gone.add(n)
+                else:
+                    kept.add(n)
+
+        def scan(stmts):
+            for st in stmts:
+                if isinstance(st, DEFS):
+                    d = by_node.get(id(st))
+                    removed = id(st) in found
+                    if not removed and d is not None and broken(def_time_loads(st)):
+                        found[id(st)] = d
+                        removed = True
+                    bind([st.name], removed)
+                elif isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)):
+                    loads = class_scope_loads(st.value) if st.value is not None else set()
+                    if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+                        loads.add(st.target.id)
+                    names = [n.id for t in assign_targets(st) for n in ast.walk(t)
+                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+                    removed = broken(loads)
+                    if removed:
+                        out.append(Dependent(cls, st))
+                    bind(names, removed)
+                elif isinstance(st, (ast.Import, ast.ImportFrom)):
+                    bind([bound_name(st, a) for a in st.names], False)
+                else:
+                    # if/try/with/for blocks of the class body are its scope too.
+                    for block in child_blocks(st):
+                        scan(block)
+
+        scan(cls.node.body)
+    return out
 
 
 def importers(root, protect, targets, skip):
@@ -1298,15 +1450,16 @@ def importers(root, protect, targets, skip):
     return out
 
 
-def mask_file(root, path, src, units, targets):
+def mask_file(root, path, src, units, deps, targets):
     """The new text of one file and its FileResult."""
     res = FileResult(path)
     refs_before = referenced_names(src.tree)
     for d in units:
         res.removed.append({"id": format_id(path, d.qual, d.node.lineno), "start": d.first_line, "end": d.node.end_lineno})
+    res.dependents = [x.record() for x in sorted(deps, key=lambda x: x.stmt.lineno)]
     cur = src
     if units:
-        text = remove_defs(src, units)
+        text = remove_defs(src, units, deps)
         cur = reparse(path, text, "removing " + ", ".join(r["id"] for r in res.removed))
     own = module_names(root, path)
     importer_targets = {m: ns for m, ns in targets.items() if m not in own}
@@ -1322,7 +1475,7 @@ def mask_file(root, path, src, units, targets):
     return text, res
 
 
-def undescribed_reached(root, protect, units, describe, written, all_removed):
+def undescribed_reached(root, protect, units, describe, written, all_removed, deps=None):
     """The removed objects the statement does not describe although code
     that stays reaches them by name: a retained module, a test file or
     __all__ names a removed function or class, or uses the name of a
@@ -1374,11 +1527,24 @@ def undescribed_reached(root, protect, units, describe, written, all_removed):
             # Public: its module listed it in __all__ (the mask took it out).
             names.add(n)
             where.setdefault(("n", n), "__all__ of " + p)
+    # A class-body alias removed with a member (__or__ = union) reaches it
+    # when what the alias bound is reached: a dunder, or a name code uses.
+    via_alias = {}
+    for path, ds in (deps or {}).items():
+        for dep in ds:
+            bound = dep.record()["names"]
+            hit = [n for n in bound if (n.startswith("__") and n.endswith("__")) or n in names or n in attrs]
+            if hit:
+                for n in ast.walk(dep.stmt):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                        via_alias.setdefault((path, dep.cls.qual + "." + n.id), "%s of %s, an alias that goes with it" % (hit[0], dep.cls.qual))
     out = []
     for path, d in todo:
         name = d.node.name
         method = bool(d.parents) and isinstance(d.parents[-1].node, ast.ClassDef)
-        if method and name.startswith("__") and name.endswith("__"):
+        if (path, d.qual) in via_alias:
+            out.append({"id": format_id(path, d.qual, d.node.lineno), "reached_by": via_alias[(path, d.qual)]})
+        elif method and name.startswith("__") and name.endswith("__"):
             out.append({"id": format_id(path, d.qual, d.node.lineno), "reached_by": "Python itself (%s of a class that stays)" % name})
         elif not method and name in names:
             out.append({"id": format_id(path, d.qual, d.node.lineno), "reached_by": where[("n", name)]})
@@ -1400,7 +1566,7 @@ def run(root, req):
 
     # Descriptions and the level 2 test come from the original sources.
     result_interfaces = interfaces(req.get("describe") or [], cache)
-    units = removal_units(req.get("remove") or [], protect, cache)
+    units, deps = removal_units(req.get("remove") or [], protect, cache)
     level2_out = None
     if level2:
         level2_out = level2_task(root, level2, req.get("describe") or [], units, cache)
@@ -1433,15 +1599,15 @@ def run(root, req):
                 continue  # an importer candidate that does not parse is not ours to judge
         us = units.get(path, [])
         functions += sum(1 for d in us if not isinstance(d.node, ast.ClassDef))
-        text, res = mask_file(root, path, src, us, targets)
+        text, res = mask_file(root, path, src, us, deps.get(path, []), targets)
         if text == src.text:
             continue
         writes.append((path, text, enc))
         total_lines += count_removed_lines(src.text, text)
-        files.append({"path": path, "removed": res.removed, "imports_removed": res.imports_removed,
-                      "all_removed": res.all_removed})
+        files.append({"path": path, "removed": res.removed, "dependents": res.dependents,
+                      "imports_removed": res.imports_removed, "all_removed": res.all_removed})
     undescribed = undescribed_reached(root, protect, units, req.get("describe") or [], {p: t for p, t, _ in writes},
-                                      {f["path"]: f["all_removed"] for f in files if f["all_removed"]})
+                                      {f["path"]: f["all_removed"] for f in files if f["all_removed"]}, deps)
     for path, text, enc in writes:
         write_text(root, path, text, enc)
 

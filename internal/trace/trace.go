@@ -80,8 +80,14 @@ type Node struct {
 	// each resumption; a class, the run of its body).
 	Calls int `json:"calls"`
 	// Callees are the nodes it called, directly or through code outside
-	// the repository, sorted.
+	// the repository, and the functions defined in it that ran (a
+	// closure's calls are the work of the function that made it), sorted.
 	Callees []string `json:"callees"`
+	// Refs are the functions and classes its own code names without
+	// calling (a method taken as a value: self.islice = _list.islice), by
+	// its syntax tree, sorted: what code that ran needs besides its
+	// callees. They need not be nodes.
+	Refs []string `json:"refs,omitempty"`
 }
 
 // Lines is the node's span in lines, decorators included.
@@ -182,10 +188,15 @@ func (g *Graph) IDs() map[string]bool {
 	return m
 }
 
-// Reached is the set of objects the run needs: the nodes it entered and
-// the objects import-time code referenced.
+// Reached is the set of objects the run needs: the nodes it entered, what
+// they reference, and the objects import-time code referenced.
 func (g *Graph) Reached() map[string]bool {
 	m := g.IDs()
+	for _, n := range g.Nodes {
+		for _, id := range n.Refs {
+			m[id] = true
+		}
+	}
 	for _, id := range g.ImportRefs {
 		m[id] = true
 	}

@@ -10,7 +10,9 @@ caller to the callee, so calls made through code outside the repository
 (the standard library, pytest, a dependency) are attributed to the
 repository frame below them. Identity comes from the code object's
 co_qualname and co_firstlineno, so methods of the same name in different
-classes, or functions defined twice under one name, stay apart.
+classes, or functions defined twice under one name, stay apart. A function
+defined in another is its maker's callee too, and each function that ran
+lists what its code references without calling (see References).
 
 Standard library only; Python 3.11 or later (co_qualname).
 """
@@ -71,11 +73,11 @@ class Repo:
 
 
 class Def:
-    __slots__ = ("qualname", "line", "start", "end", "kind", "parent", "local")
+    __slots__ = ("qualname", "line", "start", "end", "kind", "parent", "local", "node")
 
-    def __init__(self, qualname, line, start, end, kind, parent):
+    def __init__(self, qualname, line, start, end, kind, parent, node=None):
         self.qualname, self.line, self.start, self.end = qualname, line, start, end
-        self.kind, self.parent = kind, parent
+        self.kind, self.parent, self.node = kind, parent, node
         # Defined inside a function body: it exists only while its
         # parent runs, and cannot be removed apart from it.
         p = parent
@@ -112,7 +114,7 @@ class FileIndex:
                     kind = "class"
                 else:
                     kind = "method" if in_class else "function"
-                d = Def(qual, child.lineno, start, child.end_lineno, kind, parent)
+                d = Def(qual, child.lineno, start, child.end_lineno, kind, parent, child)
                 self.defs.append(d)
                 self.by_first[(qual, start)] = d
                 self.by_line[(qual, child.lineno)] = d
@@ -194,24 +196,30 @@ class Tracer:
         return profile
 
     def node_of(self, code):
-        """(id, record) of the node a code object belongs to."""
+        """(id, record, Def or None) of the node a code object belongs to."""
         rel = self.repo.relpath(code.co_filename)
         fi = self.repo.file(rel)
         if code.co_name == "<module>":
-            return module_node(rel)
+            return module_node(rel) + (None,)
         d = fi.resolve(code.co_qualname, code.co_firstlineno)
         if d is None:
-            return module_node(rel)
-        return def_node(rel, d)
+            return module_node(rel) + (None,)
+        return def_node(rel, d) + (d,)
 
     def graph(self):
         nodes = {}
         node_of = {}
+        local = {}  # id -> (file, Def) of the local nodes
+        funcs = {}  # id -> (file, Def) of the functions and methods
         for k, code in self.codes.items():
-            nid, rec = self.node_of(code)
+            nid, rec, d = self.node_of(code)
             node_of[k] = nid
             if nid not in nodes:
                 nodes[nid] = rec
+                if d is not None and d.local:
+                    local[nid] = (rec["file"], d)
+                if d is not None and d.kind != "class":
+                    funcs[nid] = (rec["file"], d)
         for k, n in self.calls.items():
             nodes[node_of[k]]["calls"] += n
         for (caller, callee), n in self.edges.items():
@@ -220,6 +228,31 @@ class Tracer:
             a, b = node_of[caller], node_of[callee]
             if a != b:
                 nodes[a]["callees"].add(b)
+        # A function defined in another one (a closure a factory returns, a
+        # decorator's wrapper) is called later, by whoever holds it: what
+        # it calls is still the work of the function that made it. The
+        # maker gets it as a callee, so that a walk from the maker goes on
+        # through it; its parent ran to define it, so it is a node too.
+        todo = list(local.items())
+        while todo:
+            nid, (rel, d) = todo.pop()
+            pid, prec = def_node(rel, d.parent)
+            if pid not in nodes:
+                nodes[pid] = prec
+                if d.parent.local:
+                    todo.append((pid, (rel, d.parent)))
+            nodes[pid]["callees"].add(nid)
+        # What the functions that ran name without calling: a method taken
+        # as a value (self.islice = _list.islice), a function passed on.
+        refs = References(self.repo)
+        for nid, (rel, d) in funcs.items():
+            try:
+                r = refs.of(rel, d)
+            except Exception:  # the calls are still worth having
+                continue
+            r.discard(nid)
+            if r:
+                nodes[nid]["refs"] = sorted(r)
         out = []
         for nid in sorted(nodes):
             rec = nodes[nid]
@@ -247,17 +280,18 @@ def def_node(rel, d):
 
 class Usage(ast.NodeVisitor):
     """Counts the uses of imported names, and of attributes reached through
-    them, in the whole file, in assert statements, and in pytest.raises
-    blocks (which assert that the code inside raises)."""
+    them, in the whole file, in assert statements, in unittest's assert*
+    calls, and in pytest.raises blocks (which assert that the code inside
+    raises)."""
 
     def __init__(self, names):
-        self.names = names  # bound name -> counters
+        # bound name -> its import records: one, or for "import pkg" and
+        # "import pkg.sub" in one file (both bind pkg), each of them.
+        self.names = names
         self.in_assert = 0
 
-    def count(self, name, attr):
-        c = self.names.get(name)
-        if c is None:
-            return
+    def count(self, rec, attr):
+        c = rec
         if attr is not None:
             c = c["attrs"].setdefault(attr, {"uses": 0, "assert_uses": 0})
         c["uses"] += 1
@@ -268,6 +302,20 @@ class Usage(ast.NodeVisitor):
         self.in_assert += 1
         self.generic_visit(node)
         self.in_assert -= 1
+
+    def visit_Call(self, node):
+        # self.assertEqual(f(x), y), self.assertRaises(E, f, x): the
+        # arguments are what the test asserts about, as in an assert.
+        if is_assert_call(node):
+            self.visit(node.func)
+            self.in_assert += 1
+            for a in node.args:
+                self.visit(a)
+            for k in node.keywords:
+                self.visit(k)
+            self.in_assert -= 1
+            return
+        self.generic_visit(node)
 
     def visit_With(self, node):
         raises = any(is_raises(item.context_expr) for item in node.items)
@@ -290,19 +338,43 @@ class Usage(ast.NodeVisitor):
             chain.reverse()
             # "import pkg.mod" binds pkg: in pkg.mod.f, f is what pkg.mod
             # provides. An aliased or from-import binds the module itself.
-            depth = self.names[v.id]["dotted"]
-            self.count(v.id, chain[depth] if len(chain) > depth else None)
+            # Of "import pkg" and "import pkg.mod" in one file, the longest
+            # module the chain goes through is the one it uses.
+            recs = self.names[v.id]
+            best = None
+            for rec in recs:
+                depth = rec["dotted"]
+                if chain[:depth] == rec["module"].split(".")[1:depth + 1] and (best is None or depth > best["dotted"]):
+                    best = rec
+            if best is None:
+                best = recs[0]
+            depth = best["dotted"]
+            self.count(best, chain[depth] if len(chain) > depth else None)
             return
         self.generic_visit(node)
 
     def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Load):
-            self.count(node.id, None)
+        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+            self.count(self.names[node.id][0], None)
+
+
+# unittest's old names for its assertions.
+UNITTEST_FAIL = {"fail", "failIf", "failUnless", "failIfEqual", "failUnlessEqual", "failUnlessRaises",
+                 "failIfAlmostEqual", "failUnlessAlmostEqual"}
+
+
+def is_assert_call(node):
+    """Whether a call asserts: self.assertX(...), unittest's fail*
+    aliases, or an assert_x(...) helper (numpy.testing, nose)."""
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name.startswith("assert") or name in UNITTEST_FAIL
 
 
 def is_raises(expr):
     f = expr.func if isinstance(expr, ast.Call) else None
-    if isinstance(f, ast.Attribute) and f.attr in ("raises", "warns", "assertRaises", "assertRaisesRegex"):
+    if isinstance(f, ast.Attribute) and f.attr in ("raises", "warns", "assertRaises", "assertRaisesRegex",
+                                                   "assertWarns", "assertWarnsRegex"):
         return True
     return isinstance(f, ast.Name) and f.id in ("raises", "warns")
 
@@ -374,9 +446,15 @@ def test_imports(repo, test_file):
                 dotted = 0 if a.asname else a.name.count(".")
                 rec = {"line": node.lineno, "module": a.name, "name": "", "alias": a.asname or "", "kind": kind,
                        "id": "", "file": rel or "", "uses": 0, "assert_uses": 0, "attrs": {}, "dotted": dotted,
-                       "target": mod}
+                       "target": mod, "plain": not a.asname}
                 records.append(rec)
-                names[bound] = rec
+                prev = names.get(bound)
+                if not a.asname and prev and all(r["plain"] for r in prev):
+                    # "import pkg" and "import pkg.sub" both bind pkg,
+                    # the package: the later one does not replace it.
+                    prev.append(rec)
+                else:
+                    names[bound] = [rec]
         elif isinstance(node, ast.ImportFrom):
             modname = node.module or ""
             if node.level:
@@ -396,14 +474,15 @@ def test_imports(repo, test_file):
                     kind, oid, rel = describe_object(repo, obj)
                 rec = {"line": node.lineno, "module": modname, "name": a.name, "alias": a.asname or "",
                        "kind": kind, "id": oid or "", "file": rel or "", "uses": 0, "assert_uses": 0,
-                       "attrs": {}, "dotted": 0, "target": obj}
+                       "attrs": {}, "dotted": 0, "target": obj, "plain": False}
                 records.append(rec)
-                names[a.asname or a.name] = rec
+                names[a.asname or a.name] = [rec]
     Usage(names).visit(tree)
     out = []
     for rec in records:
         target = rec.pop("target")
         rec.pop("dotted")
+        rec.pop("plain")
         attrs = []
         for name in sorted(rec["attrs"]):
             c = rec["attrs"][name]
@@ -424,12 +503,20 @@ def test_imports(repo, test_file):
 class ImportTimeRefs(ast.NodeVisitor):
     """Collects the names and attribute chains a module's import-time code
     loads: module level and class bodies, decorators and default values,
-    but not function bodies, which run only when called."""
+    but not function bodies, which run only when called.
+
+    In a class body a name already bound there is the class's own (Python
+    looks in the class's namespace first): such loads are class_refs. A
+    class-body alias of a member (``__or__ = union``) is no reference: the
+    masker removes it with the member it names."""
 
     def __init__(self):
         self.refs = []  # lists of names: ["case", "snake_case"]
+        self.class_refs = []  # ([class, nested class, ...], [name, attr, ...])
         self.imports = []  # (level, module, names) of from-imports
         self.bound = {}  # name bound by "import X" -> the module's name
+        self.scope = None  # the class body being visited: (path, names bound so far)
+        self.comp = 0  # inside a comprehension's own scope
 
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
@@ -440,8 +527,39 @@ class ImportTimeRefs(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def visit_ClassDef(self, node):
+        for x in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+            self.visit(x)
+        outer = self.scope
+        path = (outer[0] if outer else []) + [node.name]
+        self.scope = (path, set())
+        for st in node.body:
+            self.visit(st)
+            self.scope[1].update(binds(st))
+        self.scope = outer
+
+    def visit_Assign(self, node):
+        if self.scope is not None and member_alias(node, self.scope[1]):
+            return
+        self.generic_visit(node)
+
     def visit_Lambda(self, node):
         self.visit(node.args)
+
+    def _comprehension(self, node):
+        # Only the first iterable runs in the enclosing scope.
+        first = node.generators[0]
+        self.visit(first.iter)
+        self.comp += 1
+        for n in ast.iter_child_nodes(node):
+            if not isinstance(n, ast.comprehension):
+                self.visit(n)  # the element, or a dict's key and value
+        for gen in node.generators:
+            for n in [gen.target] + gen.ifs + ([gen.iter] if gen is not first else []):
+                self.visit(n)
+        self.comp -= 1
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
 
     def visit_Import(self, node):
         for a in node.names:
@@ -455,9 +573,15 @@ class ImportTimeRefs(ast.NodeVisitor):
         if node.module is not None or node.level:
             self.imports.append((node.level, node.module or "", [a.name for a in node.names if a.name != "*"]))
 
+    def _ref(self, chain):
+        if self.scope is not None and not self.comp and chain[0] in self.scope[1]:
+            self.class_refs.append((self.scope[0], chain))
+        else:
+            self.refs.append(chain)
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
-            self.refs.append([node.id])
+            self._ref([node.id])
 
     def visit_Attribute(self, node):
         chain = []
@@ -468,9 +592,61 @@ class ImportTimeRefs(ast.NodeVisitor):
         if isinstance(v, ast.Name):
             chain.append(v.id)
             chain.reverse()
-            self.refs.append(chain)
+            self._ref(chain)
         else:
             self.generic_visit(node)
+
+
+def binds(st):
+    """The names a statement binds in the scope it runs in (not inside the
+    functions, lambdas and comprehensions it holds)."""
+    out = set()
+
+    def visit(n):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+            return
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names if a.name != "*")
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        for c in ast.iter_child_nodes(n):
+            visit(c)
+
+    visit(st)
+    return out
+
+
+def member_alias(st, members):
+    """Whether a class-body statement only gives a member another name
+    (``__or__ = union``): it goes with the member, as the masker removes
+    it."""
+    return (isinstance(st, ast.Assign) and isinstance(st.value, ast.Name) and st.value.id in members
+            and all(isinstance(t, ast.Name) for t in st.targets))
+
+
+def class_aliases(cls):
+    """A class body's aliases of its members, name -> the name it copies
+    (if and try blocks of the body included)."""
+    out = {}
+    bound = set()
+
+    def scan(stmts):
+        for st in stmts:
+            if member_alias(st, bound):
+                for t in st.targets:
+                    out[t.id] = st.value.id
+            elif isinstance(st, (ast.If, ast.Try, ast.With)):
+                for field in ("body", "orelse", "finalbody"):
+                    scan(getattr(st, field, None) or [])
+                for h in getattr(st, "handlers", None) or []:
+                    scan(h.body)
+            bound.update(binds(st))
+
+    scan(cls.body)
+    return out
 
 
 def import_refs(repo):
@@ -526,20 +702,295 @@ def import_refs(repo):
                 # Imported, used, then deleted ("del toolz" at the end of
                 # toolz.curried): the module is still the one imported.
                 obj = sys.modules.get(v.bound[chain[0]])
+            chain_refs(repo, obj, chain[1:], out)
+        for path, chain in v.class_refs:
+            cls = g.get(path[0])
+            for part in path[1:]:
+                try:
+                    cls = inspect.getattr_static(cls, part, None)
+                except Exception:
+                    cls = None
+            if isinstance(cls, type):
+                chain_refs(repo, cls.__dict__.get(chain[0]), chain[1:], out)
+        abstract_overrides(repo, mod, out)
+        total_ordering_roots(repo, mod, out)
+    return sorted(out)
+
+
+def chain_refs(repo, obj, attrs, out):
+    """References of a chain obj.attr1.attr2...: each step names an
+    object, a.b.c references a and a.b too."""
+    if obj is None:
+        return
+    add_ref(repo, obj, out)
+    for part in attrs:
+        try:
+            obj = inspect.getattr_static(obj, part, None)
+        except Exception:
+            obj = None
+        if obj is None:
+            return
+        add_ref(repo, obj, out)
+
+
+ORDERING = ("__lt__", "__le__", "__gt__", "__ge__")
+
+
+def total_ordering_roots(repo, mod, out):
+    """The comparison functools.total_ordering derived a class's others
+    from: without one, the decorator fails the import ("must define at
+    least one ordering operation")."""
+    for obj in list(vars(mod).values()):
+        if not isinstance(obj, type) or getattr(obj, "__module__", None) != mod.__name__:
+            continue
+        own = obj.__dict__
+        if not any(getattr(own.get(op), "__module__", None) == "functools" for op in ORDERING):
+            continue
+        roots = []
+        for op in ORDERING:
+            try:
+                f = inspect.getattr_static(obj, op, None)
+            except Exception:
+                continue
+            if f is not None and f is not getattr(object, op, None) and getattr(f, "__module__", None) != "functools":
+                roots.append(op)
+        if roots:
+            # total_ordering's choice among several: the greatest name.
+            add_ref(repo, inspect.getattr_static(obj, max(roots)), out)
+
+
+# --- what the functions that ran reference ------------------------------------
+
+class References:
+    """The repository's functions and classes that a function's own code
+    names without calling them, read from its syntax tree: a global or an
+    attribute of one (a module's function, a class's method), a name a
+    function-level import binds, and an attribute taken from a local value
+    (self._list.islice), which can be any repository method of that name.
+    Only the function's own code counts (lambdas and comprehensions
+    included, nested def bodies not: they are nodes of their own). A name
+    in a call's function position is left out: a call that ran is an edge,
+    one that did not run needs nothing."""
+
+    def __init__(self, repo):
+        self.repo = repo
+        self._modules = None  # relative path -> module
+        self._methods = None  # method name -> ids
+        self._aliases = {}  # id(class node) -> class_aliases
+
+    def modules(self):
+        if self._modules is None:
+            self._modules = {}
+            for mod in list(sys.modules.values()):
+                f = getattr(mod, "__file__", None)
+                rel = self.repo.relpath(f) if isinstance(f, str) else None
+                if rel is not None and rel not in self._modules:
+                    self._modules[rel] = mod
+        return self._modules
+
+    def methods(self, name):
+        """Ids of the loaded repository modules' methods named name, or
+        that a class-body alias of that name copies (bisect =
+        bisect_right)."""
+        if self._methods is None:
+            self._methods = {}
+            for rel in sorted(self.modules()):
+                fi = self.repo.file(rel)
+                for d in fi.defs:
+                    if d.kind == "method" and not d.local:
+                        self._methods.setdefault(d.qualname.rsplit(".", 1)[-1], set()).add(def_node(rel, d)[0])
+                    elif d.kind == "class" and not d.local and d.node is not None:
+                        for alias in self.aliases(d):
+                            for m in self.members(rel, d, alias, d.end + 1):
+                                self._methods.setdefault(alias, set()).add(def_node(rel, m)[0])
+        return self._methods.get(name, ())
+
+    def aliases(self, cls):
+        a = self._aliases.get(id(cls.node))
+        if a is None:
+            a = self._aliases[id(cls.node)] = class_aliases(cls.node)
+        return a
+
+    def members(self, rel, cls, name, before):
+        """The defs of class cls that its name stands for on a line before
+        the given one: the defs of that name, or those an alias of it
+        copies."""
+        fi = self.repo.file(rel)
+        aliases = self.aliases(cls)
+        seen = set()
+        while name in aliases and name not in seen:
+            seen.add(name)
+            name = aliases[name]
+        return [d for d in fi.by_name.get(cls.qualname + "." + name, []) if d.line < before and d.parent is cls]
+
+    def of(self, rel, d):
+        node = d.node
+        if node is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return set()
+        mod = self.modules().get(rel)
+        g = getattr(mod, "__dict__", {})
+        pkg = ""
+        if mod is not None:
+            pkg = mod.__name__ if rel.endswith("__init__.py") else mod.__name__.rpartition(".")[0]
+        body = FunctionBody(node)
+        out = set()
+        if d.kind == "method" and d.parent is not None and d.parent.node is not None:
+            # A method's decorators run in its class's body: @value.setter
+            # needs the getter, @show.register the method it registers with.
+            for dec in node.decorator_list:
+                for n in ast.walk(dec):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                        for m in self.members(rel, d.parent, n.id, d.line):
+                            out.add(def_node(rel, m)[0])
+        for chain, called in body.chains:
+            root = chain[0]
+            obj = None
+            if root in body.imports:
+                obj = import_target(body.imports[root], pkg)
+            elif root in body.locals:
+                # self, an argument, a local: only an attribute's name is
+                # known, and any method of that name may be the one.
+                for part in (chain[1:-1] if called else chain[1:]):
+                    out.update(self.methods(part))
+                continue
+            else:
+                obj = g.get(root)
+            if obj is None:
+                continue
+            steps = [obj]
             for part in chain[1:]:
-                if obj is None:
-                    break
-                # Each step of the chain names an object: a.b.c references a.b too.
                 try:
                     obj = inspect.getattr_static(obj, part, None)
                 except Exception:
                     obj = None
-                if obj is not None:
-                    add_ref(repo, obj, out)
-            if obj is not None and len(chain) == 1:
-                add_ref(repo, obj, out)
-        abstract_overrides(repo, mod, out)
-    return sorted(out)
+                if obj is None:
+                    break
+                steps.append(obj)
+            if called and len(steps) == len(chain):
+                steps.pop()
+            for o in steps:
+                add_ref(self.repo, o, out)
+        return out
+
+
+class FunctionBody(ast.NodeVisitor):
+    """A function's local names, its function-level imports, and the name
+    and attribute chains its own code loads, each with whether it is a
+    call's function."""
+
+    def __init__(self, node):
+        self.locals = set()
+        self.imports = {}  # bound name -> (level, module, name or None, alias given)
+        self.chains = []  # ([root, attr, ...], called)
+        self.globals = set()
+        self.calls = set()
+        a = node.args
+        for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]:
+            self.locals.add(arg.arg)
+        for st in node.body:
+            self.visit(st)
+        self.locals -= self.globals
+        for name in self.imports:
+            self.locals.discard(name)
+
+    def visit_Global(self, node):
+        self.globals.update(node.names)
+
+    def visit_Nonlocal(self, node):
+        self.locals.update(node.names)  # an enclosing function's: not resolvable here
+
+    def visit_FunctionDef(self, node):
+        # The definition runs here (decorators, defaults); its body does not.
+        self.locals.add(node.name)
+        for x in node.decorator_list:
+            self.visit(x)
+        for x in node.args.defaults + [x for x in node.args.kw_defaults if x is not None]:
+            self.visit(x)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        self.locals.add(node.name)
+        for x in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+            self.visit(x)
+
+    def visit_Lambda(self, node):
+        for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+            self.locals.add(arg.arg)
+        self.generic_visit(node)
+
+    def visit_Import(self, node):
+        for a in node.names:
+            if a.asname:
+                self.imports[a.asname] = (0, a.name, None, True)
+            else:
+                self.imports[a.name.split(".")[0]] = (0, a.name.split(".")[0], None, False)
+
+    def visit_ImportFrom(self, node):
+        for a in node.names:
+            if a.name != "*":
+                self.imports[a.asname or a.name] = (node.level, node.module or "", a.name, True)
+
+    def visit_ExceptHandler(self, node):
+        if node.name:
+            self.locals.add(node.name)
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.calls.add(id(node.func))
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            self.chains.append(([node.id], id(node) in self.calls))
+        else:
+            self.locals.add(node.id)
+
+    def visit_Attribute(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            self.visit(node.value)
+            return
+        chain = []
+        v = node
+        while isinstance(v, ast.Attribute):
+            chain.append(v.attr)
+            v = v.value
+        chain.reverse()
+        if isinstance(v, ast.Name):
+            self.chains.append(([v.id] + chain, id(node) in self.calls))
+        else:
+            # foo().bar, x[0].bar: only the attribute names are known.
+            self.chains.append((["<value>"] + chain, id(node) in self.calls))
+            self.locals.add("<value>")
+            self.visit(v)
+
+    def visit_MatchAs(self, node):
+        if node.name:
+            self.locals.add(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node):
+        if node.name:
+            self.locals.add(node.name)
+
+    def visit_MatchMapping(self, node):
+        if node.rest:
+            self.locals.add(node.rest)
+        self.generic_visit(node)
+
+
+def import_target(spec, pkg):
+    """The object a function-level import binds, from sys.modules."""
+    level, module, name, aliased = spec
+    try:
+        full = importlib.util.resolve_name("." * level + module, pkg) if level else module
+    except (ImportError, ValueError):
+        return None
+    mod = sys.modules.get(full)
+    if name is None:
+        return mod
+    obj = getattr(mod, name, None) if mod is not None else None
+    return obj if obj is not None else sys.modules.get(full + "." + name)
 
 
 def abstract_overrides(repo, mod, out):
@@ -591,6 +1042,19 @@ def main(argv):
         return 2
     import pytest  # imported untraced: pytest is not the repository
 
+    result = trace_run(root, tests, rest, lambda: pytest.main(rest))
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=None, sort_keys=True, separators=(",", ":"))
+        f.write("\n")
+    os.replace(tmp, out)
+    return result["exit_code"]
+
+
+def trace_run(root, tests, args, run_tests):
+    """Run run_tests (pytest, or a test's own runner) under the hook and
+    return the graph record: the nodes, import-time references and the
+    test files' imports."""
     repo = Repo(root)
     tracer = Tracer(repo)
     prof = tracer.make_profile()
@@ -598,12 +1062,12 @@ def main(argv):
     threading.setprofile(prof)
     sys.setprofile(prof)
     try:
-        code = pytest.main(rest)
+        code = run_tests()
     finally:
         sys.setprofile(None)
         threading.setprofile(None)
     seconds = time.monotonic() - start
-    result = {"version": VERSION, "root": repo.root, "args": rest, "exit_code": int(code),
+    result = {"version": VERSION, "root": repo.root, "args": args, "exit_code": int(code),
               "seconds": round(seconds, 3), "python": sys.version.split()[0], "nodes": tracer.graph(),
               "imports": {}, "import_refs": [], "notes": []}
     try:
@@ -618,12 +1082,7 @@ def main(argv):
         result["imports"][t] = recs
         if err:
             result["notes"].append(err)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=None, sort_keys=True, separators=(",", ":"))
-        f.write("\n")
-    os.replace(tmp, out)
-    return int(code)
+    return result
 
 
 if __name__ == "__main__":

@@ -1,0 +1,462 @@
+package trace_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/featbench/featbench/internal/trace"
+)
+
+// The host tests run tracer.py with Debian's Python 3.11 (the interpreter
+// of the repositories' containers) on small repositories in temporary
+// folders, without pytest or Docker: testdata/runner.py imports the test
+// files under the hook and calls their tests, as pytest would.
+
+const hostPython = "/usr/bin/python3"
+
+// hostTrace writes files (path -> source) to a new folder and traces the
+// test files there, failing the test when a traced test fails.
+func hostTrace(t *testing.T, files map[string]string, tests ...string) *trace.Graph {
+	t.Helper()
+	if _, err := os.Stat(hostPython); err != nil {
+		t.Skipf("%s (Debian's Python 3.11, as in the repositories' containers) is missing: %v", hostPython, err)
+	}
+	root := t.TempDir()
+	for p, src := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tools := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tools, trace.ScriptName), trace.Script(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runner, err := filepath.Abs(filepath.Join("testdata", "runner.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tools, "trace.json")
+	cmd := exec.Command(hostPython, append([]string{runner, tools, root, out}, tests...)...)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "PYTHONDONTWRITEBYTECODE=1"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("traced run: %v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := trace.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range g.Notes {
+		t.Logf("tracer note: %s", n)
+	}
+	return g
+}
+
+// mustNode returns the node with the id, failing the test with the
+// graph's ids when there is none.
+func mustNode(t *testing.T, g *trace.Graph, id string) *trace.Node {
+	t.Helper()
+	n := g.Node(id)
+	if n == nil {
+		var ids []string
+		for _, n := range g.Nodes {
+			ids = append(ids, n.ID)
+		}
+		t.Fatalf("no node %s; nodes: %v", id, ids)
+	}
+	return n
+}
+
+// wantReached checks which ids the run counts as reached (entered or
+// referenced): those of want must be, those of not must not.
+func wantReached(t *testing.T, g *trace.Graph, want, not []string) {
+	t.Helper()
+	r := g.Reached()
+	for _, id := range want {
+		if !r[id] {
+			t.Errorf("%s is not reached; reached: %v", id, sortedKeys(r))
+		}
+	}
+	for _, id := range not {
+		if r[id] {
+			t.Errorf("%s is reached, but the run neither entered nor needs it", id)
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestHostTracer checks the harness itself on a call the tracer has
+// always seen.
+func TestHostTracer(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/m.py":        "def helper(x):\n    return x + 1\n\n\ndef f(x):\n    return helper(x)\n",
+		"tests/test_m.py": "from lib.m import f\n\n\ndef test_f():\n    assert f(1) == 2\n",
+	}, "tests/test_m.py")
+	if n := mustNode(t, g, "lib/m.py::f::5"); !slices.Contains(n.Callees, "lib/m.py::helper::1") {
+		t.Errorf("f's callees = %v, want helper", n.Callees)
+	}
+	mustNode(t, g, "tests/test_m.py::test_f::4")
+}
+
+// importOf returns the test file's import of module (name "" for an
+// "import module" statement).
+func importOf(t *testing.T, g *trace.Graph, file, module, name string) trace.Import {
+	t.Helper()
+	for _, im := range g.Imports[file] {
+		if im.Module == module && im.Name == name {
+			return im
+		}
+	}
+	t.Fatalf("%s does not import %q from %q; imports: %+v", file, name, module, g.Imports[file])
+	return trace.Import{}
+}
+
+func attrOf(t *testing.T, im trace.Import, name string) trace.Attr {
+	t.Helper()
+	for _, a := range im.Attrs {
+		if a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no use of %s.%s counted; attrs: %+v", im.Module, name, im.Attrs)
+	return trace.Attr{}
+}
+
+// TestImportsPackageThenSubmodule: "import pkg" then "import pkg.sub"
+// both bind pkg, to the same package; pkg.f stays a use of the package's
+// f (the second import used to rebind pkg to pkg.sub in the analysis, and
+// the uses of pkg.f were lost).
+func TestImportsPackageThenSubmodule(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"cachelib/__init__.py": "def cached(x):\n    return x\n",
+		"cachelib/keys.py":     "def hashkey(*a):\n    return a\n",
+		"tests/test_cache.py": `import cachelib
+import cachelib.keys
+
+
+def test_cached():
+    assert cachelib.cached(1) == 1
+    assert cachelib.cached(2) == 2
+    assert cachelib.keys.hashkey(3) == (3,)
+`,
+	}, "tests/test_cache.py")
+	pkg := importOf(t, g, "tests/test_cache.py", "cachelib", "")
+	if a := attrOf(t, pkg, "cached"); a.ID != "cachelib/__init__.py::cached::1" || a.Uses != 2 || a.AssertUses != 2 {
+		t.Errorf("cachelib.cached = %+v, want 2 uses in assertions", a)
+	}
+	sub := importOf(t, g, "tests/test_cache.py", "cachelib.keys", "")
+	if a := attrOf(t, sub, "hashkey"); a.ID != "cachelib/keys.py::hashkey::1" || a.Uses != 1 || a.AssertUses != 1 {
+		t.Errorf("cachelib.keys.hashkey = %+v, want 1 use in an assertion", a)
+	}
+}
+
+// TestImportsUnittestAssertions: unittest's self.assert* calls (and the
+// callable form of assertRaises) are assertions, as assert statements and
+// pytest.raises blocks are.
+func TestImportsUnittestAssertions(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/m.py": `def double(x):
+    return 2 * x
+
+
+def check(x):
+    if x < 0:
+        raise ValueError(x)
+    return x
+
+
+def build(x):
+    return [x]
+`,
+		"tests/test_m.py": `import unittest
+
+from lib.m import build, check, double
+
+
+class TestM(unittest.TestCase):
+    def test_double(self):
+        self.assertEqual(double(2), 4)
+        self.assertTrue(double(0) == 0)
+
+    def test_check(self):
+        self.assertRaises(ValueError, check, -1)
+        with self.assertRaises(ValueError):
+            check(-2)
+
+    def test_build(self):
+        got = build(1)
+        self.assertEqual(got, [1])
+`,
+	}, "tests/test_m.py")
+	for name, want := range map[string][2]int{"double": {2, 2}, "check": {2, 2}, "build": {1, 0}} {
+		im := importOf(t, g, "tests/test_m.py", "lib.m", name)
+		if im.Uses != want[0] || im.AssertUses != want[1] {
+			t.Errorf("%s: %d uses, %d in assertions; want %d and %d", name, im.Uses, im.AssertUses, want[0], want[1])
+		}
+	}
+}
+
+// TestClosureCallsReachTheFactory: a function a factory returns, called
+// later by the test, is the factory's work: the factory's node reaches the
+// closure (through the nested decorator), so that a walk from the factory
+// goes on to what the closure calls (the walk from a caching decorator
+// used to stop at the decorator itself, its helpers left in place).
+func TestClosureCallsReachTheFactory(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/caching.py": `def _key(args):
+    return tuple(args)
+
+
+def _store(cache, k, v):
+    cache[k] = v
+    return v
+
+
+def cached(cache):
+    def decorator(func):
+        def wrapper(*args):
+            k = _key(args)
+            if k in cache:
+                return cache[k]
+            return _store(cache, k, func(*args))
+        return wrapper
+    return decorator
+`,
+		"tests/test_caching.py": `from lib.caching import cached
+
+
+def test_cached():
+    c = {}
+
+    @cached(c)
+    def square(x):
+        return x * x
+
+    assert square(3) == 9
+    assert square(3) == 9
+    assert c == {(3,): 9}
+`,
+	}, "tests/test_caching.py")
+	const (
+		factory   = "lib/caching.py::cached::10"
+		decorator = "lib/caching.py::cached.decorator::11"
+		wrapper   = "lib/caching.py::cached.decorator.wrapper::12"
+	)
+	if n := mustNode(t, g, factory); !slices.Contains(n.Callees, decorator) {
+		t.Errorf("cached's callees = %v, want its nested decorator", n.Callees)
+	}
+	if n := mustNode(t, g, decorator); !slices.Contains(n.Callees, wrapper) {
+		t.Errorf("decorator's callees = %v, want its nested wrapper", n.Callees)
+	}
+	res := trace.Walk(trace.WalkInput{Graph: g, Tops: []string{factory}, Budget: 100,
+		Eligible: func(n *trace.Node) bool { return n.File == "lib/caching.py" },
+		Through:  func(n *trace.Node) bool { return n.Local }})
+	want := []string{"lib/caching.py::_key::1", "lib/caching.py::_store::5", factory}
+	if !slices.Equal(res.Extracted, want) {
+		t.Errorf("the walk from cached extracts %v, want %v", res.Extracted, want)
+	}
+}
+
+// TestReferencesAreReached: code that ran and takes a repository function
+// as a value, without calling it, needs it: a method bound through a local
+// (sortedcontainers' SortedDict.__init__ does self.islice =
+// _list.islice), a module-level function passed on, a name a
+// function-level import binds. The run reaches them, so that a walk of
+// another test file keeps them.
+func TestReferencesAreReached(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/sortedlist.py": `class SortedList:
+    def __init__(self):
+        self._items = []
+
+    def add(self, x):
+        self._items.append(x)
+        self._items.sort()
+
+    def islice(self, start=None, stop=None):
+        return iter(self._items[start:stop])
+
+    def irange(self, lo, hi):
+        return iter([x for x in self._items if lo <= x <= hi])
+`,
+		"lib/render.py": "def render(x):\n    return str(x)\n\n\ndef unused(x):\n    return x\n",
+		"lib/sorteddict.py": `from lib.sortedlist import SortedList
+
+
+def _identity(k):
+    return k
+
+
+def unused(k):
+    return k
+
+
+class SortedDict(dict):
+    def __init__(self):
+        self._list = SortedList()
+        _list = self._list
+        self._list_add = _list.add
+        self.islice = _list.islice
+        self._key = _identity
+        unused = None
+        self._other = unused
+        dict.__init__(self)
+
+    def __setitem__(self, k, v):
+        if k not in self:
+            self._list_add(k)
+        dict.__setitem__(self, k, v)
+
+    def formatter(self):
+        from lib.render import render
+        return render
+`,
+		"tests/test_sorteddict.py": `from lib.sorteddict import SortedDict
+
+
+def test_set():
+    d = SortedDict()
+    d["b"] = 1
+    d["a"] = 2
+    assert d._list._items == ["a", "b"]
+    assert d.formatter() is not None
+`,
+	}, "tests/test_sorteddict.py")
+	wantReached(t, g,
+		[]string{"lib/sortedlist.py::SortedList.islice::9", "lib/sorteddict.py::_identity::4", "lib/render.py::render::1"},
+		[]string{"lib/sortedlist.py::SortedList.irange::12", "lib/sorteddict.py::unused::8", "lib/render.py::unused::5"})
+	if n := mustNode(t, g, "lib/sorteddict.py::SortedDict.__init__::13"); !slices.Contains(n.Refs, "lib/sortedlist.py::SortedList.islice::9") {
+		t.Errorf("SortedDict.__init__ refs = %v, want SortedList.islice", n.Refs)
+	}
+}
+
+// TestClassBodyReferences: names in a class body are the class's own
+// members once bound there, not the module's globals. An alias of a
+// member (__or__ = union, bisect = bisect_right) goes with the member when
+// it is removed (the masker's rule), so it is no reference, and neither is
+// a module function of the same name; any other use of a member at import
+// (property(get_size), a dataclass field's default_factory) is. A class
+// functools.total_ordering completed needs its root comparison to import;
+// a property's setter that ran needs its getter; an alias taken as a
+// value reaches what it names.
+func TestClassBodyReferences(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/sets.py": `import dataclasses
+import functools
+from bisect import bisect_right
+
+
+def union(a, b):
+    return a | b
+
+
+class SortedSet:
+    def __init__(self, items=()):
+        self._items = sorted(set(items))
+
+    def union(self, other):
+        return SortedSet(self._items + list(other))
+
+    __or__ = union
+
+    def bisect_right(self, x):
+        return bisect_right(self._items, x)
+
+    bisect = bisect_right
+
+    def get_size(self):
+        return len(self._items)
+
+    size = property(get_size)
+
+
+@functools.total_ordering
+class Version:
+    def __init__(self, n):
+        self.n = n
+
+    def __eq__(self, other):
+        return self.n == other.n
+
+    def __lt__(self, other):
+        return self.n < other.n
+
+
+@dataclasses.dataclass
+class Config:
+    def _default_tags():
+        return []
+
+    tags: list = dataclasses.field(default_factory=_default_tags)
+
+
+class Box:
+    @property
+    def value(self):
+        return self._v
+
+    @value.setter
+    def value(self, v):
+        self._v = v
+
+
+def finder(s):
+    return s.bisect
+`,
+		"tests/test_sets.py": `from lib.sets import Box, Config, SortedSet, Version, finder
+
+
+def test_build():
+    assert list(SortedSet([2, 1])._items) == [1, 2]
+    assert Version(1).n == 1
+    assert Config(tags=[1]).tags == [1]
+    b = Box()
+    b.value = 3
+    assert b._v == 3
+    assert finder(SortedSet()) is not None
+`,
+	}, "tests/test_sets.py")
+	wantReached(t, g, []string{
+		"lib/sets.py::SortedSet.get_size::24",
+		"lib/sets.py::Version.__lt__::38",
+		"lib/sets.py::Config._default_tags::44",
+		"lib/sets.py::Box.value::52",              // the getter, for the setter that ran
+		"lib/sets.py::SortedSet.bisect_right::19", // s.bisect taken as a value
+	}, []string{
+		"lib/sets.py::SortedSet.union::14",
+		"lib/sets.py::union::6",
+		"lib/sets.py::Version.__eq__::35",
+	})
+	for _, id := range []string{"lib/sets.py::SortedSet.union::14", "lib/sets.py::union::6", "lib/sets.py::SortedSet.bisect_right::19"} {
+		if slices.Contains(g.ImportRefs, id) {
+			t.Errorf("import_refs hold %s: only an alias names it in the class body", id)
+		}
+	}
+}
