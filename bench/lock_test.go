@@ -262,6 +262,12 @@ func TestCheckDatasetFiles(t *testing.T) {
 	if want, err := bench.DatasetLock(root, "alpha/v1"); err != nil || e.TOML() != want.TOML() {
 		t.Errorf("entry\n%s\nwant (%v)\n%s", e.TOML(), err, want.TOML())
 	}
+	// A repository that failed is reported with its stage and reason.
+	withFailure := maps.Clone(files)
+	withFailure["collection.json"] = []byte(`{"dataset": "alpha/v1", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "env", "reason": "pip install exited 1 (whole text: env.log in the work folder)"}}]}`)
+	if ds, _, err := bench.CheckDatasetFiles(root, "alpha/v1", withFailure); err != nil || ds.Collection.Repos[0].Failure.Stage != "env" {
+		t.Errorf("a failed repository in collection.json: %v", err)
+	}
 	out := filepath.Join(root, "datasets", "alpha", "v9")
 	for _, c := range []struct {
 		name      string
@@ -274,6 +280,10 @@ func TestCheckDatasetFiles(t *testing.T) {
 		// The reason of a drop holding pytest's output: one line only.
 		{"reason over lines", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 1, "passing": 1, "candidates": 1, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [{"file": "t.py", "stage": "trace", "reason": "exit 1:\nE   ImportError"}]}]}`,
 			"collection.json", "repositories[0].drops[0].reason", "control character"},
+		{"failure reason over lines", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "env", "reason": "install:\nerror"}}]}`,
+			"collection.json", "repositories[0].failure.reason", "control character"},
+		{"failure without its stage", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "", "reason": "x"}}]}`,
+			"collection.json", "repositories[0].failure.stage", "is empty"},
 		{"manifest of another version", "dataset.toml", strings.Replace(readGood(t, a1Manifest), `version = "v1"`, `version = "v8"`, 1),
 			"dataset.toml", "version", "is \"v8\" but the folder is v9/"},
 		{"stray file", "notes.txt", "x", "notes.txt", "", "unexpected file"},

@@ -165,6 +165,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 			}
 		}
 	}
+	rep.filtered = true
 	if release == "" {
 		return errors.New("no release date: set release_date in [collect] (a dataset from folders alone has no commit date to take)")
 	}

@@ -112,7 +112,7 @@ func (r *repoRun) stageMask(ctx context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if out.Reason != "" {
-			c.drop(StageMask, 0, out.Reason)
+			r.drop(c, StageMask, 0, out.Reason)
 			return nil
 		}
 		c.mask = out
@@ -204,7 +204,9 @@ func (r *repoRun) maskTry(ctx context.Context, b *box, c *candidate, req mask.Re
 		return out, "", "", fmt.Errorf("masking: %w", err)
 	}
 	if res.ExitCode != 0 {
-		return out, "masking failed: " + tail(nil, res.Stderr, 5), "", nil
+		// The exception, the traceback's last line; the whole output is
+		// in the stage's log.
+		return out, "masking failed: " + lastLine(res.Stderr) + " (its output is in mask.log)", "", nil
 	}
 	result, err := mask.ParseResult(res.Stdout)
 	if err != nil {
