@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	out := filepath.Join(dataDir, "datasets", name, version)
 	writing := o.Stage == "" || o.Stage == StageDataset
 	if writing {
-		if err := refuseExisting(out); err != nil {
+		if err := preflight(o, out, o.Dataset, repos); err != nil {
 			return nil, err
 		}
 	}

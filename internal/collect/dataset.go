@@ -20,7 +20,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/atomicfile"
+	"github.com/featbench/featbench/internal/pybase"
 )
 
 // candidateInstance is a verified instance with the repository and file it
@@ -122,7 +124,95 @@ type manifestRepo struct {
 type manifestSplit struct {
 	Name        string   `toml:"name"`
 	Description string   `toml:"description"`
-	Instances   []string `toml:"instances"`
+	Instances   []string `toml:"instances,omitempty"`
+	Size        int      `toml:"size,omitempty"` // preflight's stand-in for the instances
+}
+
+// manifestRepoOf is a repository's entry in dataset.toml: where its code
+// comes from and how it is installed, on the base of which Python, so
+// that cmd/eval builds the environment collection verified on.
+func manifestRepoOf(rc config.Repo) manifestRepo {
+	python := rc.Python
+	if b, ok := pybase.Lookup(python); ok {
+		python = b.Python // "" named the default
+	}
+	mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
+		Environment: bench.Environment{Python: python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
+	if rc.Commit == "" {
+		mr.Source.Path = filepath.ToSlash(rc.Source)
+	} else {
+		mr.Source.Git, mr.Source.Commit = rc.Source, rc.Commit
+	}
+	return mr
+}
+
+// newManifest is the dataset version's manifest, without its splits.
+func newManifest(o Options, name, version string, repos []manifestRepo) manifest {
+	m := manifest{
+		Name: name, Title: o.Config.Collect.Title, Version: version, Description: o.Config.Collect.Description,
+		Layout: bench.LayoutComplete, Level2: bench.Level2AgentCode, Repos: repos,
+	}
+	if m.Title == "" {
+		m.Title = name
+	}
+	if m.Description == "" {
+		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
+	}
+	return m
+}
+
+// encodeManifest is the text of dataset.toml.
+func encodeManifest(m manifest, release string) (string, error) {
+	var mb bytes.Buffer
+	mb.WriteString("# Written by cmd/collect: do not edit by hand; collect a new version instead.\n")
+	enc := toml.NewEncoder(&mb)
+	enc.Indent = ""
+	if err := enc.Encode(m); err != nil {
+		return "", fmt.Errorf("encoding the manifest: %w", err)
+	}
+	// The date goes in as a TOML local date, after the version.
+	return strings.Replace(mb.String(), "version = ", "release_date = "+release+"\nversion = ", 1), nil
+}
+
+var errNoRelease = errors.New("no release date: set release_date in [collect] (a dataset from folders alone has no commit date to take)")
+
+// preflight checks, before any work, what writing the dataset needs of
+// the configuration alone, so that a collection does not fail at its end
+// for a reason known at its start: a release date to take, a version
+// neither in the data folder nor in its lock, and the manifest's fields
+// (title, description, each repository's source and environment) as the
+// data model checks them.
+func preflight(o Options, out, key string, repos []config.Repo) error {
+	if err := refuseExisting(out); err != nil {
+		return err
+	}
+	release := o.Config.Collect.ReleaseDate
+	if release == "" {
+		if !slices.ContainsFunc(repos, func(rc config.Repo) bool { return rc.Commit != "" }) {
+			return errNoRelease
+		}
+		release = "2000-01-01" // a stand-in: the commits give it at the end
+	}
+	name, version, _ := strings.Cut(key, "/")
+	var mrs []manifestRepo
+	for _, rc := range repos {
+		mrs = append(mrs, manifestRepoOf(rc))
+	}
+	m := newManifest(o, name, version, mrs)
+	m.Splits = []manifestSplit{{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Size: 1}}
+	text, err := encodeManifest(m, release)
+	if err != nil {
+		return err
+	}
+	dataDir := filepath.Dir(filepath.Dir(filepath.Dir(out)))
+	_, e, err := bench.CheckDatasetFiles(dataDir, key, map[string][]byte{bench.ManifestFile: []byte(text)})
+	if err != nil {
+		return fmt.Errorf("featbench.toml's [collect] tables make a dataset.toml the data model refuses (checked before collecting; the fields are dataset.toml's, from the keys of the same names): %w", err)
+	}
+	if _, err := bench.AddToLock(dataDir, e); err != nil {
+		return fmt.Errorf("publishing %s: %w", key, err)
+	}
+	return nil
 }
 
 // writeDataset applies the filters, samples the splits and writes the
@@ -137,7 +227,8 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 		n := 0
 		for _, ci := range res.instances {
 			if why := filterInstance(ci, rc.MinLines, rc.MinF2PPoints, rc.EarliestTestDate); why != "" {
-				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: why})
+				line, _ := summary(why) // one line, as every reason
+				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line})
 				continue
 			}
 			kept = append(kept, ci.in)
@@ -151,14 +242,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 			}
 			return a.Level < b.Level
 		})
-		mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
-			Environment: bench.Environment{Python: rc.Python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
-		if rc.Commit == "" {
-			mr.Source.Path = filepath.ToSlash(rc.Source)
-		} else {
-			mr.Source.Git, mr.Source.Commit = rc.Source, rc.Commit
-		}
-		repos = append(repos, mr)
+		repos = append(repos, manifestRepoOf(rc))
 		if release == "" && rc.Commit != "" {
 			if d := commitDate(ctx, o.Root, rc.Source, rc.Commit); d > release {
 				release = d
@@ -167,7 +251,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 	}
 	rep.filtered = true
 	if release == "" {
-		return errors.New("no release date: set release_date in [collect] (a dataset from folders alone has no commit date to take)")
+		return errNoRelease
 	}
 	if len(kept) == 0 {
 		return errors.New("no instance passed every stage and filter: nothing to write (see the drops above)")
@@ -177,16 +261,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 	for i, in := range kept {
 		ids[i] = in.InstanceID
 	}
-	m := manifest{
-		Name: name, Title: o.Config.Collect.Title, Version: version, Description: o.Config.Collect.Description,
-		Layout: bench.LayoutComplete, Level2: bench.Level2AgentCode, Repos: repos,
-	}
-	if m.Title == "" {
-		m.Title = name
-	}
-	if m.Description == "" {
-		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
-	}
+	m := newManifest(o, name, version, repos)
 	rep.Splits = map[string]int{"full": len(ids)}
 	m.Splits = append(m.Splits, manifestSplit{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Instances: ids})
 	for _, s := range []struct {
@@ -202,15 +277,10 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 	}
 	rep.Instances = len(kept)
 
-	var mb bytes.Buffer
-	mb.WriteString("# Written by cmd/collect: do not edit by hand; collect a new version instead.\n")
-	enc := toml.NewEncoder(&mb)
-	enc.Indent = ""
-	if err := enc.Encode(m); err != nil {
-		return fmt.Errorf("encoding the manifest: %w", err)
+	manifestText, err := encodeManifest(m, release)
+	if err != nil {
+		return err
 	}
-	// The date goes in as a TOML local date, after the version.
-	manifestText := strings.Replace(mb.String(), "version = ", "release_date = "+release+"\nversion = ", 1)
 	var ib bytes.Buffer
 	for _, in := range kept {
 		raw, err := in.JSON()

@@ -110,3 +110,40 @@ func TestWriteDataset(t *testing.T) {
 		t.Errorf("the refused version changed the lock:\n%s", again)
 	}
 }
+
+// TestPreflight: what writing the dataset needs of the configuration is
+// checked before any stage runs (no engine is needed to see these fail),
+// not after the collection's work.
+func TestPreflight(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(o *Options)
+		want string
+	}{
+		{"no release date", func(o *Options) { o.Config.Collect.ReleaseDate = "" }, "no release date"},
+		{"a source outside the project", func(o *Options) { o.Config.Collect.Repos[0].Source = "/srv/minilib" }, `field "repositories[0].source.path"`},
+		{"a title over lines", func(o *Options) { o.Config.Collect.Title = "Mini\nbench" }, `field "title"`},
+		{"a version the lock lists", func(o *Options) {
+			lock := "[[locked]]\ndataset = \"mini/v1\"\n[locked.files]\n\"dataset.toml\" = \"" + strings.Repeat("0", 64) + "\"\n"
+			if err := os.MkdirAll(filepath.Join(o.Root, "data"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(o.Root, "data", bench.LockFile), []byte(lock), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "locks mini/v1 already"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, cfg := project(t, "")
+			o := Options{Root: root, Config: cfg, Dataset: "mini/v1"}
+			c.edit(&o)
+			rep, err := Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), c.want) || rep != nil {
+				t.Errorf("error %v, report %v; want %q before any stage", err, rep, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(root, ".cache")); !os.IsNotExist(err) {
+				t.Errorf("a stage ran (%v)", err)
+			}
+		})
+	}
+}
