@@ -153,7 +153,7 @@ func summary(text string) (line string, whole bool) {
 		}
 	}
 	if len(lines) == 0 {
-		return "no reason given", false
+		return "no reason given", true // nothing more to keep
 	}
 	line, whole = lines[0], len(lines) == 1
 	if len(line) > maxReason {

@@ -23,7 +23,8 @@ func TestSummary(t *testing.T) {
 		{"\n  \r\n first words\tand a tab\n", "first words and a tab", true},
 		{"colour \x1b[31mred\x1b[0m and \u202eoverride", "colour [31mred [0m and override", true},
 		{"one\u2028two", "one", false},
-		{"", "no reason given", false},
+		{"", "no reason given", true},
+		{" \n\t", "no reason given", true},
 		{long, strings.Repeat("é", maxReason/2) + "…", false},
 	} {
 		got, whole := summary(c.in)
