@@ -42,6 +42,16 @@ type CollectionRepo struct {
 	Verified   int              `json:"verified"`   // instances that passed post-verification
 	Kept       int              `json:"kept"`       // instances in the dataset, after the full-set filters
 	Drops      []CollectionDrop `json:"drops"`
+	// Failure is why the repository stopped before the end, when it did:
+	// its counts are then as far as it got, and it gave no instance.
+	Failure *CollectionFailure `json:"failure,omitempty"`
+}
+
+// CollectionFailure is the stage a repository failed at, and why, in one
+// line.
+type CollectionFailure struct {
+	Stage  string `json:"stage"`
+	Reason string `json:"reason"`
 }
 
 // CollectionDrop is a candidate test file, or one level of its instances,
@@ -106,6 +116,13 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 		}{{"test_files", r.TestFiles}, {"passing", r.Passing}, {"candidates", r.Candidates}, {"traced", r.Traced},
 			{"classified", r.Classified}, {"with_p2p", r.WithP2P}, {"masked", r.Masked}, {"verified", r.Verified}, {"kept", r.Kept}} {
 			count(f+"."+n.k, n.v)
+		}
+		if fl := r.Failure; fl != nil {
+			text(f+".failure.stage", fl.Stage)
+			text(f+".failure.reason", fl.Reason)
+			if fl.Stage == "" {
+				ps.Add(path, 0, f+".failure.stage", "is empty; want the stage the repository failed at")
+			}
 		}
 		drops += len(r.Drops)
 		if drops > maxCollectionList {

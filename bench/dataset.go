@@ -145,7 +145,9 @@ type Source struct {
 // in the repository's folder without network, as root, with Debian's
 // python3; Packages are extra Debian packages of the base image.
 type Environment struct {
-	Python     string   `toml:"python"` // informational, e.g. "3.11"
+	// Python picks the base image (internal/pybase): "3.11", Debian
+	// bookworm's, when empty.
+	Python     string   `toml:"python"`
 	Packages   []string `toml:"packages"`
 	PreInstall []string `toml:"pre_install"`
 	Install    []string `toml:"install"`

@@ -35,6 +35,8 @@ func TestLoadEvalFields(t *testing.T) {
 			want{a1Manifest, -1, "repositories[0].source.git", "may not start with '-'"}},
 		{"package that is not a Debian name", replace(a1Manifest, repo, repo+"\n\n[repositories.environment]\npackages = [\"python3-numpy; rm -rf /\"]"),
 			want{a1Manifest, -1, "repositories[0].environment.packages[0]", "not a Debian package name"}},
+		{"python no base image has", replace(a1Manifest, repo, repo+"\n\n[repositories.environment]\npython = \"3.12\""),
+			want{a1Manifest, 16, "repositories[0].environment.python", `is "3.12"; the base images have Python "3.11" (Debian bookworm`}},
 		{"install command over lines", replace(a1Manifest, repo, repo+"\n\n[repositories.environment]\ninstall = [\"pip install .\\nrm -rf /\"]"),
 			want{a1Manifest, -1, "repositories[0].environment.install[0]", "line break"}},
 		{"unknown apply method", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "apply_method": "magic"}`),

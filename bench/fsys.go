@@ -37,6 +37,21 @@ type entry struct {
 	name string
 	path string // to open: the data root joined with the path below it
 	size int64  // as the walk saw it; reading checks again
+	// data, when not nil, is the file's content, not yet written to path
+	// (CheckDatasetFiles): reading takes it instead of opening path.
+	data []byte
+}
+
+// read reads the folder's file name, known to be there, within limit.
+func (f *folder) read(name string, limit int64) ([]byte, error) {
+	e := f.files[name]
+	if e.data != nil {
+		if int64(len(e.data)) > limit {
+			return nil, &tooLarge{int64(len(e.data)), limit}
+		}
+		return e.data, nil
+	}
+	return readFile(e.path, limit, nil)
 }
 
 // folder is a dataset version or submission folder and its files.

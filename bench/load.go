@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/featbench/featbench/internal/pybase"
 )
 
 // Data is everything under data/: dataset versions, submissions and
@@ -234,7 +236,7 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 		ps.Add(mf, 0, "", "cannot read the dataset manifest: the file is missing (a dataset folder needs %s)", ManifestFile)
 		return nil, ps
 	}
-	raw, err := readFile(mf, maxManifestFile, nil)
+	raw, err := f.read(ManifestFile, maxManifestFile)
 	if err != nil {
 		return nil, Problems{readProblem(mf, err)}
 	}
@@ -253,7 +255,7 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 
 	instPath := filepath.Join(f.path, InstancesFile)
 	if f.file(InstancesFile) != nil {
-		if raw, err := readFile(instPath, maxInstancesFile, nil); err != nil {
+		if raw, err := f.read(InstancesFile, maxInstancesFile); err != nil {
 			ps = append(ps, readProblem(instPath, err))
 		} else {
 			ds.Instances, ps = readInstances(instPath, raw, repos, ps)
@@ -261,7 +263,7 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 	}
 	if f.file(CollectionFile) != nil {
 		cp := filepath.Join(f.path, CollectionFile)
-		if raw, err := readFile(cp, maxCollectionFile, nil); err != nil {
+		if raw, err := f.read(CollectionFile, maxCollectionFile); err != nil {
 			ps = append(ps, readProblem(cp, err))
 		} else {
 			var cps Problems
@@ -467,7 +469,12 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 			}
 		}
 		if env := r.Environment; env != nil {
-			text(field+".environment.python", env.Python, 20, oneLine)
+			// The Python picks the base image cmd/eval builds the
+			// repository's environment on: one it has no base for would
+			// fail only when evaluating.
+			if msg := pybase.Check(env.Python); msg != "" {
+				bad(field+".environment.python", "%s", msg)
+			}
 			if len(env.Packages) > maxPackages {
 				bad(field+".environment.packages", "lists %d; at most %d", len(env.Packages), maxPackages)
 			}

@@ -298,3 +298,46 @@ func AddToLock(root string, e LockEntry) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// CheckDatasetFiles checks a dataset version before anything of it is
+// written: files, by name, are what root/datasets/<key>/ would hold
+// (root is the data folder), and they are loaded as Load would load them
+// from there, each problem naming the file as it would be named. What
+// passes loads once written. It returns the version as loaded and the
+// entry the lock would get for it.
+func CheckDatasetFiles(root, key string, files map[string][]byte) (*Dataset, LockEntry, error) {
+	if err := checkDatasetKey(key); err != nil {
+		return nil, LockEntry{}, fmt.Errorf("dataset version %w", err)
+	}
+	rel := "datasets/" + key
+	f := &folder{rel: rel, path: filepath.Join(root, filepath.FromSlash(rel)), files: map[string]*entry{}}
+	e := LockEntry{Dataset: key, Files: map[string]string{}}
+	var ps Problems
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(f.path, name)
+		data := files[name]
+		switch {
+		case !datasetFile(name) || strings.ContainsAny(name, `/\`):
+			ps.Add(p, 0, "", "unexpected file: %s", layoutHint(strings.Split(rel, "/")))
+			continue
+		case int64(len(data)) > datasetFileLimit(name):
+			ps.Add(p, 0, "", "%s", (&tooLarge{int64(len(data)), datasetFileLimit(name)}).Error())
+			continue
+		}
+		if data == nil {
+			data = []byte{} // an empty file is still a file
+		}
+		f.files[name] = &entry{name: name, path: p, size: int64(len(data)), data: data}
+		f.names = append(f.names, name)
+		sum := sha256.Sum256(data)
+		e.Files[name] = hex.EncodeToString(sum[:])
+	}
+	if err := ps.Err(); err != nil {
+		return nil, LockEntry{}, err
+	}
+	ds, ps := loadDataset(f)
+	if err := ps.Err(); err != nil {
+		return nil, LockEntry{}, err
+	}
+	return ds, e, nil
+}

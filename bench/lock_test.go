@@ -241,3 +241,71 @@ func TestLockUnpublished(t *testing.T) {
 		t.Errorf("Unlocked = %q, want %q", got, want)
 	}
 }
+
+// TestCheckDatasetFiles: a version's files checked before they are written
+// load as they would from the data folder, give the lock entry
+// DatasetLock gives once written, and every problem names the file as it
+// would be named: nothing that passes can fail to load once written.
+func TestCheckDatasetFiles(t *testing.T) {
+	root := copyGood(t)
+	files := map[string][]byte{
+		"dataset.toml":    []byte(readGood(t, a1Manifest)),
+		"instances.jsonl": []byte(readGood(t, a1Instances)),
+	}
+	ds, e, err := bench.CheckDatasetFiles(root, "alpha/v1", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Key() != "alpha/v1" || len(ds.Instances) == 0 || ds.Split("full") == nil {
+		t.Errorf("checked version: %s, %d instances", ds.Key(), len(ds.Instances))
+	}
+	if want, err := bench.DatasetLock(root, "alpha/v1"); err != nil || e.TOML() != want.TOML() {
+		t.Errorf("entry\n%s\nwant (%v)\n%s", e.TOML(), err, want.TOML())
+	}
+	// A repository that failed is reported with its stage and reason.
+	withFailure := maps.Clone(files)
+	withFailure["collection.json"] = []byte(`{"dataset": "alpha/v1", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "env", "reason": "pip install exited 1 (whole text: env.log in the work folder)"}}]}`)
+	if ds, _, err := bench.CheckDatasetFiles(root, "alpha/v1", withFailure); err != nil || ds.Collection.Repos[0].Failure.Stage != "env" {
+		t.Errorf("a failed repository in collection.json: %v", err)
+	}
+	out := filepath.Join(root, "datasets", "alpha", "v9")
+	for _, c := range []struct {
+		name      string
+		file      string
+		text      string
+		wantFile  string
+		wantField string
+		wantMsg   string
+	}{
+		// The reason of a drop holding pytest's output: one line only.
+		{"reason over lines", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 1, "passing": 1, "candidates": 1, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [{"file": "t.py", "stage": "trace", "reason": "exit 1:\nE   ImportError"}]}]}`,
+			"collection.json", "repositories[0].drops[0].reason", "control character"},
+		{"failure reason over lines", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "env", "reason": "install:\nerror"}}]}`,
+			"collection.json", "repositories[0].failure.reason", "control character"},
+		{"failure without its stage", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "", "reason": "x"}}]}`,
+			"collection.json", "repositories[0].failure.stage", "is empty"},
+		{"manifest of another version", "dataset.toml", strings.Replace(readGood(t, a1Manifest), `version = "v1"`, `version = "v8"`, 1),
+			"dataset.toml", "version", "is \"v8\" but the folder is v9/"},
+		{"stray file", "notes.txt", "x", "notes.txt", "", "unexpected file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := maps.Clone(files)
+			fs["dataset.toml"] = []byte(strings.Replace(readGood(t, a1Manifest), `version = "v1"`, `version = "v9"`, 1))
+			fs[c.file] = []byte(c.text)
+			_, _, err := bench.CheckDatasetFiles(root, "alpha/v9", fs)
+			var ps bench.Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("error %v, want problems", err)
+			}
+			for _, p := range ps {
+				if p.File == filepath.Join(out, c.wantFile) && p.Field == c.wantField && strings.Contains(p.Msg, c.wantMsg) {
+					return
+				}
+			}
+			t.Errorf("no problem of %s, field %q, ~%q in:\n%v", filepath.Join(out, c.wantFile), c.wantField, c.wantMsg, err)
+		})
+	}
+	if _, err := os.Lstat(out); !os.IsNotExist(err) {
+		t.Errorf("checking wrote %s (%v)", out, err)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"path"
 	"regexp"
 	"time"
+
+	"github.com/featbench/featbench/internal/pybase"
 )
 
 // Collect configures cmd/collect: where its work goes, how its datasets
@@ -37,7 +39,7 @@ type Repo struct {
 	// repository (a URL or path git can clone offline), at Commit.
 	Source     string   `toml:"source"`
 	Commit     string   `toml:"commit"`
-	Python     string   `toml:"python"`   // the Python version the tests need; the base image has 3.11
+	Python     string   `toml:"python"`   // the Python the tests need: it picks the base image (internal/pybase)
 	Packages   []string `toml:"packages"` // extra Debian packages (python3-*) in the base image
 	PreInstall []string `toml:"pre_install"`
 	Install    []string `toml:"install"`
@@ -65,7 +67,7 @@ type Repo struct {
 // read into it.
 func (r *Repo) SetDefaults() {
 	*r = Repo{
-		Python:           "3.11",
+		Python:           pybase.Default,
 		DiscoveryTimeout: "5m",
 		TestFileTimeout:  "10m",
 		TraceTimeout:     "10m",
@@ -153,8 +155,8 @@ func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
 	if r.Commit != "" && !fullCommit.MatchString(r.Commit) {
 		c.add(key+".commit", "%q is not a full commit hash (40 or 64 hex digits)", r.Commit)
 	}
-	if r.Python != "3.11" {
-		c.add(key+".python", "is %q; the base image has Debian bookworm's Python 3.11", r.Python)
+	if msg := pybase.Check(r.Python); msg != "" {
+		c.add(key+".python", "%s", msg)
 	}
 	if len(r.Install) == 0 {
 		c.add(key+".install", "is missing: the commands that install the repository, e.g. [\"pip install --no-index --no-deps --no-build-isolation -e .\"]")

@@ -477,3 +477,27 @@ func TestLoadRootFolders(t *testing.T) {
 		t.Errorf("data at the project root, absolute: %v", err)
 	}
 }
+
+// TestRepoPython: collect.repo.python picks the base image; a version no
+// base image has is an error naming the file, the line and the key, with
+// the versions there are.
+func TestRepoPython(t *testing.T) {
+	repo := func(python string) string {
+		return "[[collect.repo]]\nrepository = \"o/r\"\nsource = \"r\"\ninstall = [\"pip install .\"]\nimport_name = \"r\"\n" + python
+	}
+	for _, c := range []struct{ line, want string }{{"", "3.11"}, {`python = "3.11"`, "3.11"}, {`python = "3.13"`, "3.13"}} {
+		cfg, err := config.Load(write(t, repo(c.line)))
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if got := cfg.Collect.Repos[0].Python; got != c.want {
+			t.Errorf("%q: python = %q, want %q", c.line, got, c.want)
+		}
+	}
+	path := write(t, repo(`python = "3.12"`))
+	_, err := config.Load(path)
+	want := path + `:6: field "collect.repo[0].python": is "3.12"; the base images have Python "3.11" (Debian bookworm`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"3.13" (Debian trixie`) {
+		t.Errorf("python 3.12: %v\nwant it to contain %s", err, want)
+	}
+}

@@ -43,15 +43,26 @@ if ! command -v dockerd >/dev/null 2>&1; then
 	fi
 fi
 
-# debootstrap builds the Python base image offline from Debian packages
+# debootstrap builds the Python base images offline from Debian packages
 # (internal/images.EnsureBase, the first time a test or `eval images` needs
-# it; the engine keeps the image between runs).
+# one, or scripts/provision-images.sh; the engine keeps them between runs).
 if ! command -v debootstrap >/dev/null 2>&1 && [ ! -x /usr/sbin/debootstrap ]; then
 	log "apt-get install debootstrap"
 	if ! $SUDO apt-get install -y -qq --no-install-recommends debootstrap >&2; then
 		log "install failed; refreshing package lists and retrying"
 		$SUDO apt-get update -qq >&2
 		$SUDO apt-get install -y -qq --no-install-recommends debootstrap >&2
+	fi
+fi
+
+# Debian's archive keys, so that debootstrap checks what it downloads on a
+# host that is not Debian (Ubuntu's debootstrap does not bring them).
+if [ ! -e /usr/share/keyrings/debian-archive-keyring.gpg ]; then
+	log "apt-get install debian-archive-keyring"
+	if ! $SUDO apt-get install -y -qq --no-install-recommends debian-archive-keyring >&2; then
+		log "install failed; refreshing package lists and retrying"
+		$SUDO apt-get update -qq >&2
+		$SUDO apt-get install -y -qq --no-install-recommends debian-archive-keyring >&2
 	fi
 fi
 

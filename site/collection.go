@@ -45,7 +45,13 @@ func dropRows(r *bench.CollectionRepo) []templates.CollectionDropRow {
 		files[k] = append(files[k], f)
 	}
 	sort.SliceStable(order, func(i, j int) bool { return len(files[order[i]]) > len(files[order[j]]) })
-	rows := make([]templates.CollectionDropRow, 0, len(order))
+	rows := make([]templates.CollectionDropRow, 0, len(order)+1)
+	if f := r.Failure; f != nil {
+		// The repository stopped there: everything it had left went.
+		rows = append(rows, templates.CollectionDropRow{
+			Repo: r.Repository, Stage: f.Stage, Reason: "the repository failed: " + f.Reason, Count: 1, Files: "the whole repository",
+		})
+	}
 	for _, k := range order {
 		fs := files[k]
 		rows = append(rows, templates.CollectionDropRow{

@@ -1039,7 +1039,9 @@ func TestDatasetPageShowsHowItWasBuilt(t *testing.T) {
  "masked": 12, "verified": 5, "kept": 2, "drops": [
   {"file": "tests/test_x.py", "level": 1, "stage": "verify", "reason": "flaky <script>alert(1)</script>"},
   {"file": "tests/test_y.py", "stage": "classify", "reason": "no tested top-level object"},
-  {"file": "tests/test_x.py", "level": 2, "stage": "verify", "reason": "flaky <script>alert(1)</script>"}]}],
+  {"file": "tests/test_x.py", "level": 2, "stage": "verify", "reason": "flaky <script>alert(1)</script>"}]},
+ {"repository": "demo/broken", "test_files": 3, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0,
+ "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "run", "reason": "no test file passes fully"}}],
  "instances": 2, "splits": {"full": 2}}`
 	for _, tc := range []struct {
 		name     string
@@ -1073,6 +1075,7 @@ func TestDatasetPageShowsHowItWasBuilt(t *testing.T) {
 			for _, want := range []string{
 				"verify 2 flaky <script>alert(1)</script> tests/test_x.py (L1), tests/test_x.py (L2)",
 				"classify 1 no tested top-level object tests/test_y.py",
+				"demo/broken run 1 the repository failed: no test file passes fully the whole repository",
 			} {
 				if !strings.Contains(drops, want) {
 					t.Errorf("drops table lacks %q:\n%s", want, drops)

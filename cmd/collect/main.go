@@ -166,6 +166,10 @@ func cmdCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *stage == "" || *stage == collect.StageDataset {
 		fmt.Fprintf(stdout, "\nwrote %s in %s\n", filepath.Join(cfg.Site.Data, "datasets", *dataset), time.Since(start).Round(time.Second))
+		if failed := rep.Failed(); len(failed) > 0 {
+			// Written from the others; collection.json says so too.
+			fmt.Fprintf(stdout, "without %s, which failed (see above): the dataset holds the other repositories' instances\n", strings.Join(failed, ", "))
+		}
 	}
 	return nil
 }

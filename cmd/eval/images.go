@@ -5,27 +5,36 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/images"
+	"github.com/featbench/featbench/internal/pybase"
 )
 
 func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("images", "[--build --dataset NAME/VERSION] [flags]",
-		"Lists the images eval built (the Python base image and an environment image per repository and\n"+
-			"source), or builds those a dataset needs (--build). Images are built offline, cached by content,\n"+
-			"and built again only when their inputs change.", stderr)
+	fs := newFlags("images", "[--build --dataset NAME/VERSION | --bases] [flags]",
+		"Lists the images eval built (the Python base images and an environment image per repository and\n"+
+			"source), builds those a dataset needs (--build), or builds the base image of every Python a\n"+
+			"repository may name (--bases, as root: about a minute each), which are\n"+
+			"  "+strings.Join(pythons(), ", ")+".\n"+
+			"Images are built offline, cached by content, and built again only when their inputs change.", stderr)
 	var pf projectFlags
 	pf.register(fs)
 	build := fs.Bool("build", false, "build the images the dataset's repositories need")
 	dataset := fs.String("dataset", "", "with --build: the dataset `NAME/VERSION`")
+	bases := fs.Bool("bases", false, "build the base image of every Python a repository may name")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return usageErr("unexpected arguments %q", rest)
+	}
+	if *build && *bases {
+		return usageErr("--build and --bases are two commands: give one")
 	}
 	mode := noData
 	if *build {
@@ -40,6 +49,18 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer eng.Close()
+	if *bases {
+		// A machine provisioned once (scripts/provision-images.sh) finds
+		// them later, whoever runs: building needs root, finding does not.
+		for _, b := range pybase.All() {
+			ref, err := images.EnsureBase(ctx, eng, images.BaseSpec{Python: b.Python, Prefix: pr.cfg.Eval.ImagePrefix}, stderr)
+			if err != nil {
+				return fmt.Errorf("base image of Python %s: %w", b.Python, err)
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", b.Python, b.Suite, ref)
+		}
+		return nil
+	}
 	if *build {
 		ds := pr.data.Dataset(*dataset)
 		if ds == nil {
@@ -70,6 +91,15 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			im.Created.Format(time.DateTime), float64(im.Size)/(1<<20))
 	}
 	return tw.Flush()
+}
+
+// pythons lists the Pythons there are base images of, with their suites.
+func pythons() []string {
+	var out []string
+	for _, b := range pybase.All() {
+		out = append(out, b.Python+" (Debian "+b.Suite+")")
+	}
+	return out
 }
 
 func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) error {

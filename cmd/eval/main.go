@@ -4,7 +4,7 @@
 //	eval run --dataset example/v2 --split full --predictions FILE --run-id ID
 //	eval submit RUN --slug SLUG --name NAME --scaffold S --model M
 //	eval validate DIR [--rerun]
-//	eval images [--dataset NAME/VERSION] [--build]
+//	eval images [--build --dataset NAME/VERSION | --bases]
 //	eval clean
 package main
 
@@ -33,7 +33,7 @@ Commands:
   run       evaluate predictions (or --gold, --empty) on a split
   submit    make the submission folders of a finished run
   validate  re-grade a submission folder from its logs (--rerun: in containers)
-  images    list the environment images, or build them (--build)
+  images    list the images, build a dataset's (--build) or the Python base images (--bases)
   clean     remove the containers and images eval made
 
 Run "eval <command> --help" for a command's flags.

@@ -98,7 +98,9 @@ func (p *project) limits(instance time.Duration) (evaluate.Limits, error) {
 
 // buildImages builds (or finds, cached by content) the environment image
 // of every repository the instances come from, and returns them by name.
-func (p *project) buildImages(ctx context.Context, eng *container.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+// Each is built on the base image of the Python its dataset.toml names,
+// so that grading runs on the base collection verified the instances on.
+func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
 	out := map[string]string{}
 	for _, in := range ins {
 		if out[in.Repo] != "" {
@@ -114,11 +116,12 @@ func (p *project) buildImages(ctx context.Context, eng *container.Engine, ds *be
 		} else {
 			spec.Source.GitURL, spec.Source.Commit = repo.Source.Git, repo.Source.Commit
 		}
-		var packages []string
+		bs := images.BaseSpec{Prefix: p.cfg.Eval.ImagePrefix}
 		if env := repo.Environment; env != nil {
-			spec.PreInstall, spec.Install, packages = env.PreInstall, env.Install, env.Packages
+			spec.PreInstall, spec.Install = env.PreInstall, env.Install
+			bs.Python, bs.Packages = env.Python, env.Packages
 		}
-		base, err := images.EnsureBase(ctx, eng, images.BaseSpec{Packages: packages, Prefix: p.cfg.Eval.ImagePrefix}, log)
+		base, err := images.EnsureBase(ctx, eng, bs, log)
 		if err != nil {
 			return nil, fmt.Errorf("base image: %w", err)
 		}

@@ -14,13 +14,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/featbench/featbench/bench"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/llm"
@@ -88,6 +88,11 @@ func stageIndex(s string) int {
 }
 
 // Run collects from every selected repository and writes the dataset.
+// A repository that fails is reported (Report.Repos, with its Failure)
+// and left out; the dataset is written from the others, and Run's error
+// is nil when it was. The error joins every repository's failure when
+// nothing was written, or when a stage run alone (Options.Stage) failed
+// somewhere.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -113,29 +118,36 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	out := filepath.Join(dataDir, "datasets", name, version)
 	writing := o.Stage == "" || o.Stage == StageDataset
 	if writing {
-		if err := refuseExisting(out); err != nil {
+		if err := preflight(o, out, o.Dataset, repos); err != nil {
 			return nil, err
 		}
 	}
 	rep := &Report{Collection: bench.Collection{Dataset: o.Dataset, Seed: o.Seed}}
 	o.report = rep
 	var results []*repoResult
+	var failed []error
 	for _, rc := range repos {
 		r := newRepoRun(o, rc)
 		res, err := r.run(ctx)
-		if res != nil {
-			rep.Repos = append(rep.Repos, res.report)
-			results = append(results, res)
-		}
+		rep.Repos = append(rep.Repos, res.report)
 		if err != nil {
-			return rep, fmt.Errorf("%s: %w", rc.Repository, err)
+			err = fmt.Errorf("%s: %w", rc.Repository, err)
+			if ctx.Err() != nil {
+				return rep, err // interrupted: nothing more is done
+			}
+			// One repository's failure stops it alone: the others are
+			// collected, and the report says where this one stopped.
+			r.logf("failed at stage %s: %s", res.report.Failure.Stage, res.report.Failure.Reason)
+			failed = append(failed, err)
+			continue
 		}
+		results = append(results, res)
 	}
 	if !writing {
-		return rep, nil
+		return rep, errors.Join(failed...)
 	}
 	if err := writeDataset(ctx, o, out, name, version, results, rep); err != nil {
-		return rep, err
+		return rep, errors.Join(append(failed, err)...)
 	}
 	return rep, nil
 }

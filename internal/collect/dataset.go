@@ -3,20 +3,26 @@ package collect
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/atomicfile"
+	"github.com/featbench/featbench/internal/pybase"
 )
 
 // candidateInstance is a verified instance with the repository and file it
@@ -118,12 +124,100 @@ type manifestRepo struct {
 type manifestSplit struct {
 	Name        string   `toml:"name"`
 	Description string   `toml:"description"`
-	Instances   []string `toml:"instances"`
+	Instances   []string `toml:"instances,omitempty"`
+	Size        int      `toml:"size,omitempty"` // preflight's stand-in for the instances
+}
+
+// manifestRepoOf is a repository's entry in dataset.toml: where its code
+// comes from and how it is installed, on the base of which Python, so
+// that cmd/eval builds the environment collection verified on.
+func manifestRepoOf(rc config.Repo) manifestRepo {
+	python := rc.Python
+	if b, ok := pybase.Lookup(python); ok {
+		python = b.Python // "" named the default
+	}
+	mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
+		Environment: bench.Environment{Python: python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
+	if rc.Commit == "" {
+		mr.Source.Path = filepath.ToSlash(rc.Source)
+	} else {
+		mr.Source.Git, mr.Source.Commit = rc.Source, rc.Commit
+	}
+	return mr
+}
+
+// newManifest is the dataset version's manifest, without its splits.
+func newManifest(o Options, name, version string, repos []manifestRepo) manifest {
+	m := manifest{
+		Name: name, Title: o.Config.Collect.Title, Version: version, Description: o.Config.Collect.Description,
+		Layout: bench.LayoutComplete, Level2: bench.Level2AgentCode, Repos: repos,
+	}
+	if m.Title == "" {
+		m.Title = name
+	}
+	if m.Description == "" {
+		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
+	}
+	return m
+}
+
+// encodeManifest is the text of dataset.toml.
+func encodeManifest(m manifest, release string) (string, error) {
+	var mb bytes.Buffer
+	mb.WriteString("# Written by cmd/collect: do not edit by hand; collect a new version instead.\n")
+	enc := toml.NewEncoder(&mb)
+	enc.Indent = ""
+	if err := enc.Encode(m); err != nil {
+		return "", fmt.Errorf("encoding the manifest: %w", err)
+	}
+	// The date goes in as a TOML local date, after the version.
+	return strings.Replace(mb.String(), "version = ", "release_date = "+release+"\nversion = ", 1), nil
+}
+
+var errNoRelease = errors.New("no release date: set release_date in [collect] (a dataset from folders alone has no commit date to take)")
+
+// preflight checks, before any work, what writing the dataset needs of
+// the configuration alone, so that a collection does not fail at its end
+// for a reason known at its start: a release date to take, a version
+// neither in the data folder nor in its lock, and the manifest's fields
+// (title, description, each repository's source and environment) as the
+// data model checks them.
+func preflight(o Options, out, key string, repos []config.Repo) error {
+	if err := refuseExisting(out); err != nil {
+		return err
+	}
+	release := o.Config.Collect.ReleaseDate
+	if release == "" {
+		if !slices.ContainsFunc(repos, func(rc config.Repo) bool { return rc.Commit != "" }) {
+			return errNoRelease
+		}
+		release = "2000-01-01" // a stand-in: the commits give it at the end
+	}
+	name, version, _ := strings.Cut(key, "/")
+	var mrs []manifestRepo
+	for _, rc := range repos {
+		mrs = append(mrs, manifestRepoOf(rc))
+	}
+	m := newManifest(o, name, version, mrs)
+	m.Splits = []manifestSplit{{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Size: 1}}
+	text, err := encodeManifest(m, release)
+	if err != nil {
+		return err
+	}
+	dataDir := filepath.Dir(filepath.Dir(filepath.Dir(out)))
+	_, e, err := bench.CheckDatasetFiles(dataDir, key, map[string][]byte{bench.ManifestFile: []byte(text)})
+	if err != nil {
+		return fmt.Errorf("featbench.toml's [collect] tables make a dataset.toml the data model refuses (checked before collecting; the fields are dataset.toml's, from the keys of the same names): %w", err)
+	}
+	if _, err := bench.AddToLock(dataDir, e); err != nil {
+		return fmt.Errorf("publishing %s: %w", key, err)
+	}
+	return nil
 }
 
 // writeDataset applies the filters, samples the splits and writes the
-// dataset version, checked by the data model's loader before it is moved
-// into place.
+// dataset version, checked in memory by the data model's loader before
+// anything of it is written, then moved into place whole.
 func writeDataset(ctx context.Context, o Options, out, name, version string, results []*repoResult, rep *Report) error {
 	var kept []*bench.Instance
 	var repos []manifestRepo
@@ -133,7 +227,8 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 		n := 0
 		for _, ci := range res.instances {
 			if why := filterInstance(ci, rc.MinLines, rc.MinF2PPoints, rc.EarliestTestDate); why != "" {
-				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: why})
+				line, _ := summary(why) // one line, as every reason
+				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line})
 				continue
 			}
 			kept = append(kept, ci.in)
@@ -147,22 +242,16 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 			}
 			return a.Level < b.Level
 		})
-		mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
-			Environment: bench.Environment{Python: rc.Python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
-		if rc.Commit == "" {
-			mr.Source.Path = filepath.ToSlash(rc.Source)
-		} else {
-			mr.Source.Git, mr.Source.Commit = rc.Source, rc.Commit
-		}
-		repos = append(repos, mr)
+		repos = append(repos, manifestRepoOf(rc))
 		if release == "" && rc.Commit != "" {
 			if d := commitDate(ctx, o.Root, rc.Source, rc.Commit); d > release {
 				release = d
 			}
 		}
 	}
+	rep.filtered = true
 	if release == "" {
-		return errors.New("no release date: set release_date in [collect] (a dataset from folders alone has no commit date to take)")
+		return errNoRelease
 	}
 	if len(kept) == 0 {
 		return errors.New("no instance passed every stage and filter: nothing to write (see the drops above)")
@@ -172,16 +261,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 	for i, in := range kept {
 		ids[i] = in.InstanceID
 	}
-	m := manifest{
-		Name: name, Title: o.Config.Collect.Title, Version: version, Description: o.Config.Collect.Description,
-		Layout: bench.LayoutComplete, Level2: bench.Level2AgentCode, Repos: repos,
-	}
-	if m.Title == "" {
-		m.Title = name
-	}
-	if m.Description == "" {
-		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
-	}
+	m := newManifest(o, name, version, repos)
 	rep.Splits = map[string]int{"full": len(ids)}
 	m.Splits = append(m.Splits, manifestSplit{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Instances: ids})
 	for _, s := range []struct {
@@ -197,15 +277,10 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 	}
 	rep.Instances = len(kept)
 
-	var mb bytes.Buffer
-	mb.WriteString("# Written by cmd/collect: do not edit by hand; collect a new version instead.\n")
-	enc := toml.NewEncoder(&mb)
-	enc.Indent = ""
-	if err := enc.Encode(m); err != nil {
-		return fmt.Errorf("encoding the manifest: %w", err)
+	manifestText, err := encodeManifest(m, release)
+	if err != nil {
+		return err
 	}
-	// The date goes in as a TOML local date, after the version.
-	manifestText := strings.Replace(mb.String(), "version = ", "release_date = "+release+"\nversion = ", 1)
 	var ib bytes.Buffer
 	for _, in := range kept {
 		raw, err := in.JSON()
@@ -215,65 +290,75 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 		ib.Write(raw)
 		ib.WriteByte('\n')
 	}
-
-	// Written into a staging data folder, loaded as the site and cmd/eval
-	// will load it, then moved into place whole.
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("dataset folder: %w", err)
-	}
-	stage, err := os.MkdirTemp(filepath.Dir(filepath.Dir(parent)), ".collect-*")
-	if err != nil {
-		return fmt.Errorf("staging the dataset: %w", err)
-	}
-	defer os.RemoveAll(stage)
-	dir := filepath.Join(stage, "datasets", name, version)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{bench.ManifestFile, []byte(manifestText)}, {bench.InstancesFile, ib.Bytes()}} {
-		if err := atomicfile.Write(filepath.Join(dir, f.name), f.data); err != nil {
-			return err
-		}
-	}
 	for _, res := range results {
 		rep.Repos = replaceRepo(rep.Repos, res.report)
 	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, bench.CollectionFile), rep.Collection); err != nil {
-		return err
-	}
-	return publish(ctx, stage, name+"/"+version, out)
-}
-
-// publish moves the dataset version key, staged in the data folder stage,
-// to out and adds its entry to the lock of out's data folder
-// (bench.LockFile), both or neither: a version collect wrote is published,
-// so that no later change to it goes unnoticed. It is checked first by the
-// data model's loader, against a staged lock of the new entry alone.
-func publish(ctx context.Context, stage, key, out string) error {
-	dir := filepath.Join(stage, "datasets", filepath.FromSlash(key))
-	e, err := bench.DatasetLock(stage, key)
+	coll, err := json.MarshalIndent(rep.Collection, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding %s: %w", bench.CollectionFile, err)
 	}
-	if err := atomicfile.Write(filepath.Join(stage, bench.LockFile), []byte(e.TOML())); err != nil {
-		return err
+	files := map[string][]byte{
+		bench.ManifestFile:   []byte(manifestText),
+		bench.InstancesFile:  ib.Bytes(),
+		bench.CollectionFile: append(coll, '\n'),
 	}
-	if _, err := bench.LoadDatasets(ctx, stage); err != nil {
-		return fmt.Errorf("the written dataset does not load (a bug in cmd/collect): %w", err)
-	}
+
+	// Checked in memory by the data model's own loader, as the site and
+	// cmd/eval will load it, and against the lock, before anything is
+	// written: a collection that got this far does not fail at the end
+	// for want of a check.
+	key := name + "/" + version
 	dataDir := filepath.Dir(filepath.Dir(filepath.Dir(out)))
-	lock, err := bench.AddToLock(dataDir, e)
+	_, entry, err := bench.CheckDatasetFiles(dataDir, key, files)
+	if err != nil {
+		return fmt.Errorf("the dataset fails the data model's checks, so nothing was written (a bug in cmd/collect; the stages' outputs stay in the work folder): %w", err)
+	}
+	lock, err := bench.AddToLock(dataDir, entry)
 	if err != nil {
 		return fmt.Errorf("publishing %s: %w", key, err)
+	}
+	return publish(dataDir, key, out, files, lock)
+}
+
+// stagePrefix names the folder a version is written into before it is
+// moved into place: "<data folder>.collect-<pid>", beside the data folder,
+// so that a run killed while writing leaves nothing the loader reads (the
+// next run removes it), and on the same file system, so that the move is
+// one rename.
+const stagePrefix = ".collect-"
+
+// publish writes the files of the dataset version key, checked already,
+// into a staging folder, moves it to out and writes lock, the data
+// folder's lock with the version's entry added: both or neither, so that
+// a version collect wrote is published and no later change to it goes
+// unnoticed. Nothing half-written is left in the data folder: the folders
+// made for out are removed again when the move or the lock fails.
+func publish(dataDir, key, out string, files map[string][]byte, lock []byte) error {
+	stage := filepath.Clean(dataDir) + stagePrefix + strconv.Itoa(os.Getpid())
+	sweepStages(dataDir)
+	// A folder of our pid can only be a killed run's.
+	if err := os.RemoveAll(stage); err != nil {
+		return fmt.Errorf("removing an unfinished run's folder: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	dir := filepath.Join(stage, filepath.Base(out))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("staging %s: %w", key, err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := atomicfile.Write(filepath.Join(dir, name), files[name]); err != nil {
+			return fmt.Errorf("staging %s: %w", key, err)
+		}
 	}
 	if err := refuseExisting(out); err != nil {
 		return err
 	}
+	undo, err := mkdirs(filepath.Dir(out))
+	if err != nil {
+		return fmt.Errorf("dataset folder: %w", err)
+	}
 	if err := os.Rename(dir, out); err != nil {
+		undo()
 		return fmt.Errorf("moving the dataset into place: %w", err)
 	}
 	if err := atomicfile.Write(filepath.Join(dataDir, bench.LockFile), lock); err != nil {
@@ -281,9 +366,61 @@ func publish(ctx context.Context, stage, key, out string) error {
 		if rerr := os.Rename(out, dir); rerr != nil {
 			return fmt.Errorf("publishing %s: %w; %s stays in place unpublished (%v): add the entry `go run ./cmd/build --lock %s` prints", key, err, out, rerr, key)
 		}
+		undo()
 		return fmt.Errorf("publishing %s: %w", key, err)
 	}
 	return nil
+}
+
+// sweepStages removes the staging folders of runs that were killed (their
+// process is gone) beside the data folder.
+func sweepStages(dataDir string) {
+	base := filepath.Clean(dataDir) + stagePrefix
+	old, _ := filepath.Glob(globEscape(base) + "*")
+	for _, d := range old {
+		pid, err := strconv.Atoi(strings.TrimPrefix(d, base))
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue // not a staging folder, ours, or a live run's
+		}
+		_ = os.RemoveAll(d) // best effort: it is outside the data folder
+	}
+}
+
+// globEscape quotes the pattern characters of a path for filepath.Glob.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mkdirs makes dir and its missing parents, and returns what removes the
+// ones it made (when they are still empty).
+func mkdirs(dir string) (undo func(), err error) {
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	undo = func() {
+		for _, d := range made { // deepest first
+			_ = os.Remove(d)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		undo()
+		return nil, err
+	}
+	return undo, nil
 }
 
 func replaceRepo(list []*RepoReport, r *RepoReport) []*RepoReport {

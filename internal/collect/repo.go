@@ -120,11 +120,16 @@ func (r *repoRun) stageRuns(stage string) bool {
 
 // run runs the stages in order. With Options.Stage, the stages before it
 // read their stored outputs (and fail if there are none), the stage runs,
-// and the ones after it do not.
+// and the ones after it do not. A stage that fails stops the repository:
+// its report then says at which stage and why (fail), and holds the
+// counts as far as it got.
 func (r *repoRun) run(ctx context.Context) (*repoResult, error) {
 	if err := os.MkdirAll(r.w.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("work folder: %w", err)
+		err = fmt.Errorf("work folder: %w", err)
+		r.fail(StageEnv, err)
+		return r.res, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.tout.Repo)
 	defer cancel()
 	steps := []struct {
@@ -151,6 +156,10 @@ func (r *repoRun) run(ctx context.Context) (*repoResult, error) {
 		r.o.report.addStage(r.rc.Repository, s.name, time.Since(start), r.reused)
 		r.reused = false
 		if err != nil {
+			if ctx.Err() != nil && parent.Err() == nil {
+				err = fmt.Errorf("repo_timeout (%s) passed: %w", r.rc.RepoTimeout, err)
+			}
+			r.fail(s.name, err)
 			return r.res, fmt.Errorf("stage %s: %w", s.name, err)
 		}
 	}

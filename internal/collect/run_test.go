@@ -15,6 +15,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 )
 
@@ -188,5 +189,103 @@ func TestCollectErrors(t *testing.T) {
 	_, err = Run(ctx, Options{Root: root, Config: cfg, Dataset: "mini/v1", Engine: eng, Stage: StageWalk})
 	if err == nil || !strings.Contains(err.Error(), "no stored output") {
 		t.Errorf("--stage walk on an empty work folder: %v", err)
+	}
+}
+
+// TestCollectPython313: a library whose pyproject.toml gives its license
+// as a PEP 639 expression installs on the Python 3.13 base (Debian
+// trixie's setuptools 78) and is collected there; listed again on 3.11
+// (bookworm's setuptools 66 refuses it), that repository fails at the env
+// stage, and the run goes on: the dataset is written from the other, and
+// collection.json and the table report both.
+func TestCollectPython313(t *testing.T) {
+	eng, trixie := imagestest.BaseFor(t, "3.13")
+	imagestest.Base(t) // the 3.11 base, for the repository that fails
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	if err := os.CopyFS(filepath.Join(root, "pep639lib"), os.DirFS("testdata/pep639lib")); err != nil {
+		t.Fatal(err)
+	}
+	repo := func(name, python string) string {
+		return `
+[[collect.repo]]
+repository = "` + name + `"
+source = "pep639lib"
+python = "` + python + `"
+install = ["pip install --no-index --no-deps --no-build-isolation -e ."]
+import_name = "pep639lib"
+min_lines = 1
+min_f2p_points = 1
+`
+	}
+	p := filepath.Join(root, config.FileName)
+	toml := "[collect]\nworkers = 2\nrelease_date = \"2026-11-01\"\n" + repo("featbench/pep639lib", "3.13") + repo("featbench/pep639lib-bookworm", "3.11")
+	if err := os.WriteFile(p, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadRoot(p, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	rep, err := Run(ctx, Options{Root: root, Config: cfg, Dataset: "spdx/v1", Engine: eng, Log: &log})
+	if err != nil {
+		t.Fatalf("collect: %v\n%s", err, log.String())
+	}
+	var table bytes.Buffer
+	WriteTable(&table, rep)
+	t.Logf("%s", table.String())
+
+	data, err := bench.LoadDatasets(ctx, filepath.Join(root, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := data.Datasets[0]
+	if len(ds.Repos) != 1 || ds.Repos[0].Name != "featbench/pep639lib" || ds.Repos[0].Environment.Python != "3.13" {
+		t.Errorf("dataset.toml's repositories: %+v", ds.Repos)
+	}
+	if len(ds.Instances) == 0 {
+		t.Fatalf("no instance\n%s", log.String())
+	}
+	// Verified, and to be graded, on an environment built on the 3.13 base.
+	for _, in := range ds.Instances {
+		if in.Repo != "featbench/pep639lib" {
+			t.Errorf("%s is from %s", in.InstanceID, in.Repo)
+		}
+	}
+	imgs, err := eng.Images(ctx, map[string]string{images.LabelKind: images.KindEnv, images.LabelRepo: "featbench/pep639lib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onTrixie := false
+	for _, im := range imgs {
+		if im.Ref == ds.Instances[0].ImageName {
+			onTrixie = im.Labels[images.LabelBase] == trixie
+		}
+	}
+	if !onTrixie {
+		t.Errorf("the instances' image %s is not built on the 3.13 base %s: %+v", ds.Instances[0].ImageName, trixie, imgs)
+	}
+
+	c := ds.Collection
+	if c == nil || len(c.Repos) != 2 {
+		t.Fatalf("collection.json: %+v", c)
+	}
+	ok, failed := c.Repos[0], c.Repos[1]
+	if ok.Failure != nil || ok.Kept != len(ds.Instances) || ok.TestFiles != 2 {
+		t.Errorf("collected repository: %+v", ok)
+	}
+	if f := failed.Failure; f == nil || f.Stage != StageEnv || strings.ContainsAny(f.Reason, "\n\r") || !strings.Contains(f.Reason, "env.log") {
+		t.Errorf("failed repository: %+v, failure %+v", failed, f)
+	}
+	for _, want := range []string{"featbench/pep639lib-bookworm: failed at stage env: ", "  failed\n"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	envLog, _ := os.ReadFile(filepath.Join(root, ".cache", "collect", fileKey("featbench/pep639lib-bookworm"), "env.log"))
+	if !strings.Contains(string(envLog), "license") {
+		t.Errorf("env.log of the failed repository does not show why:\n%s", envLog)
 	}
 }

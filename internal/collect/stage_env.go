@@ -62,7 +62,7 @@ func (r *repoRun) stageEnv(ctx context.Context) error {
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "=== %s\n", time.Now().UTC().Format(time.RFC3339))
-	base, err := images.EnsureBase(ctx, r.o.Engine, images.BaseSpec{Packages: r.rc.Packages, Prefix: prefix}, log)
+	base, err := images.EnsureBase(ctx, r.o.Engine, images.BaseSpec{Python: r.rc.Python, Packages: r.rc.Packages, Prefix: prefix}, log)
 	if err != nil {
 		return fmt.Errorf("base image (log: %s): %w", r.w.file("env.log"), err)
 	}

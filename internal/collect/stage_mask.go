@@ -115,7 +115,7 @@ func (r *repoRun) stageMask(ctx context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if out.Reason != "" {
-			c.drop(StageMask, 0, out.Reason)
+			r.drop(c, StageMask, 0, out.Reason)
 			return nil
 		}
 		c.mask = out
@@ -237,8 +237,10 @@ func (r *repoRun) maskTry(ctx context.Context, b *box, c *candidate, req mask.Re
 		return out, "", "", fmt.Errorf("masking: %w", err)
 	}
 	if res.ExitCode != 0 {
-		// The message may name an object that must stay: tried again.
-		return out, "masking failed: " + tail(nil, res.Stderr, 5), string(res.Stderr), nil
+		// The exception, the traceback's last line (the whole output is in
+		// the stage's log); the text goes back for the names it holds: one
+		// may name an object that must stay, and masking is tried again.
+		return out, "masking failed: " + lastLine(res.Stderr) + " (its output is in mask.log)", string(res.Stderr), nil
 	}
 	result, err := mask.ParseResult(res.Stdout)
 	if err != nil {

@@ -53,7 +53,7 @@ func (r *repoRun) stageClassify(ctx context.Context) error {
 			}
 		}
 		if len(c.classify.Tops) == 0 {
-			c.drop(StageClassify, 0, "no tested top-level object found among the test file's imports")
+			r.drop(c, StageClassify, 0, "no tested top-level object found among the test file's imports")
 			continue
 		}
 		n++
@@ -267,7 +267,7 @@ func (r *repoRun) stageP2P(ctx context.Context) error {
 			}
 		}
 		if len(c.p2p.Files) == 0 {
-			c.drop(StageP2P, 0, fmt.Sprintf("no pass-to-pass file shares no tested object with it (%d files in the pool)", len(pool)-1))
+			r.drop(c, StageP2P, 0, fmt.Sprintf("no pass-to-pass file shares no tested object with it (%d files in the pool)", len(pool)-1))
 			continue
 		}
 		n++
@@ -327,7 +327,7 @@ func (r *repoRun) stageWalk(ctx context.Context) error {
 			}
 		}
 		if len(c.walk.Result.Tops) == 0 {
-			c.drop(StageWalk, 0, "every tested object is also used by the pass-to-pass files, or is test code")
+			r.drop(c, StageWalk, 0, "every tested object is also used by the pass-to-pass files, or is test code")
 		}
 	}
 	return nil

@@ -125,7 +125,7 @@ func (r *repoRun) stageTrace(ctx context.Context) error {
 	for _, f := range cands {
 		c := &candidate{File: f, Tests: r.runs[f].Passed, Created: created[f]}
 		if g := r.graphs[f]; !g.OK {
-			c.drop(StageTrace, 0, "the traced run failed: "+g.Reason)
+			r.drop(c, StageTrace, 0, "the traced run failed: "+g.Reason)
 		} else {
 			traced++
 		}
@@ -164,7 +164,9 @@ func (r *repoRun) traceFile(ctx context.Context, b *box, file string) (traceOut,
 		return out, nil
 	}
 	if res.ExitCode != 0 {
-		out.Reason = fmt.Sprintf("exit %d: %s", res.ExitCode, tail(res.Stdout, res.Stderr, 8))
+		// The line that names the error; the whole output is in the
+		// stage's log, as every command's is.
+		out.Reason = fmt.Sprintf("exit %d: %s (its output is in trace.log)", res.ExitCode, firstErrorLine(string(res.Stdout)+"\n"+string(res.Stderr)))
 		return out, nil
 	}
 	files, err := b.c.CopyOut(ctx, outDir+"/trace.json", 256<<20)

@@ -136,11 +136,11 @@ func (r *repoRun) stageVerify(ctx context.Context) error {
 			if c.mask.Level2Problem != "" {
 				reason = "level 2 cannot be made: " + c.mask.Level2Problem
 			}
-			c.dropLevel(StageMask, 2, reason)
+			r.drop(c, StageMask, 2, reason)
 		}
 		for lvl, chk := range []*levelCheck{1: out.L1, 2: out.L2} {
 			if chk != nil && chk.Reason != "" {
-				c.dropLevel(StageVerify, lvl, chk.Reason)
+				r.drop(c, StageVerify, lvl, chk.Reason)
 			} else if chk != nil {
 				r.res.report.Verified++
 			}

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/featbench/featbench/internal/pybase"
 )
 
 // baseRecipe is the version of the base image's recipe: bump it when
@@ -46,7 +48,11 @@ func BasePackages() []string { return slices.Clone(basePackages) }
 
 // BaseSpec describes a base image.
 type BaseSpec struct {
-	Suite    string   // Debian suite; DefaultSuite when empty
+	// Python picks the Debian suite whose python3 the image has
+	// (internal/pybase: "3.11" is bookworm's, "3.13" trixie's). Empty:
+	// Suite, else DefaultSuite.
+	Python   string
+	Suite    string   // Debian suite; when Python is given, its suite or empty
 	Packages []string // Debian packages beyond BasePackages
 	// Mirror is the Debian mirror debootstrap downloads from (DefaultMirror
 	// when empty). It is not part of the image's key: any mirror serves the
@@ -102,6 +108,16 @@ var (
 // recipe returns the spec's package list and the text its key hashes.
 func (spec BaseSpec) recipe() (suite string, packages []string, text string, err error) {
 	suite = spec.Suite
+	if spec.Python != "" {
+		b, ok := pybase.Lookup(spec.Python)
+		switch {
+		case !ok:
+			return "", nil, "", fmt.Errorf("base image: no base image has Python %q; they have Python %s", spec.Python, pybase.Supported())
+		case suite != "" && suite != b.Suite:
+			return "", nil, "", fmt.Errorf("base image: Python %s is Debian %s's, not %s's", spec.Python, b.Suite, suite)
+		}
+		suite = b.Suite
+	}
 	if suite == "" {
 		suite = DefaultSuite
 	}

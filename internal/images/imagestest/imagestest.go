@@ -1,6 +1,7 @@
-// Package imagestest gives tests a Docker engine and the base image, built
-// once per test binary (about a minute the first time on a machine; later
-// runs find it in the engine).
+// Package imagestest gives tests a Docker engine and the base images, each
+// built once per test binary (about a minute the first time on a machine;
+// later runs find it in the engine; scripts/provision-images.sh builds
+// them all beforehand, as root, where tests do not run as root).
 package imagestest
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/images"
+	"github.com/featbench/featbench/internal/pybase"
 	"github.com/featbench/featbench/internal/testenv"
 )
 
@@ -32,7 +34,8 @@ func Engine(t testing.TB) *container.Engine {
 	return eng
 }
 
-var base struct {
+// baseBuild is one base image's EnsureBase call in this test binary.
+type baseBuild struct {
 	once     sync.Once
 	ref      string
 	log      bytes.Buffer
@@ -40,32 +43,64 @@ var base struct {
 	duration time.Duration
 }
 
-// Base returns an engine and the default base image, building the image
-// the first time a test binary asks for it.
+// bases holds the builds by Python. A test binary's state, like the
+// images it stands for: one build per binary, whatever the tests.
+var bases = struct {
+	mu sync.Mutex
+	by map[string]*baseBuild
+}{by: map[string]*baseBuild{}}
+
+func buildOf(python string) *baseBuild {
+	bases.mu.Lock()
+	defer bases.mu.Unlock()
+	b := bases.by[python]
+	if b == nil {
+		b = &baseBuild{}
+		bases.by[python] = b
+	}
+	return b
+}
+
+// Base returns an engine and the default base image (pybase.Default's
+// Python), building the image the first time a test binary asks for it.
 func Base(t testing.TB) (*container.Engine, string) {
 	t.Helper()
+	return BaseFor(t, pybase.Default)
+}
+
+// BaseFor returns an engine and the base image of a Python ("3.11",
+// "3.13"), building the image the first time a test binary asks for it.
+func BaseFor(t testing.TB, python string) (*container.Engine, string) {
+	t.Helper()
 	eng := Engine(t)
-	base.once.Do(func() {
+	b := buildOf(python)
+	b.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 		defer cancel()
 		start := time.Now()
-		base.ref, base.err = images.EnsureBase(ctx, eng, images.BaseSpec{}, &base.log)
-		base.duration = time.Since(start)
+		b.ref, b.err = images.EnsureBase(ctx, eng, images.BaseSpec{Python: python}, &b.log)
+		b.duration = time.Since(start)
 	})
-	if base.err != nil {
-		t.Fatalf("base image: %v\n%s", base.err, base.log.String())
+	if b.err != nil {
+		t.Fatalf("base image of Python %s: %v\n%s", python, b.err, b.log.String())
 	}
-	if base.log.Len() > 0 {
+	bases.mu.Lock()
+	defer bases.mu.Unlock()
+	if b.log.Len() > 0 {
 		// Built here: say how it went, once.
-		t.Logf("base image built in %s:\n%s", base.duration.Round(time.Millisecond), progressLines(base.log.String()))
-		base.log.Reset()
+		t.Logf("base image of Python %s built in %s:\n%s", python, b.duration.Round(time.Millisecond), progressLines(b.log.String()))
+		b.log.Reset()
 	}
-	return eng, base.ref
+	return eng, b.ref
 }
 
-// BaseBuildTime is how long this test binary's EnsureBase call took (a
-// fraction of a second when the image was already there).
-func BaseBuildTime() time.Duration { return base.duration }
+// BaseBuildTime is how long this test binary's EnsureBase call for the
+// default base took (a fraction of a second when the image was already
+// there).
+func BaseBuildTime() time.Duration { return BaseBuildTimeFor(pybase.Default) }
+
+// BaseBuildTimeFor is BaseBuildTime for a Python's base.
+func BaseBuildTimeFor(python string) time.Duration { return buildOf(python).duration }
 
 // progressLines keeps the lines EnsureBase wrote itself, not debootstrap's.
 func progressLines(log string) string {
