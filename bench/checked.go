@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/featbench/featbench/internal/tomlstrict"
 )
 
 // Attestation is one entry of data/checked.toml: a maintainer re-ran a
@@ -87,11 +89,11 @@ func loadChecked(t *tree, subs []*Submission) Problems {
 			bad(".note", "%s", msg)
 		}
 		if !sha256Hex.MatchString(a.SHA256) {
-			bad(".sha256", "is %s; want the 64 lowercase hexadecimal digits `go run ./cmd/build --attest %s` prints", quote(a.SHA256), a.Submission)
+			bad(".sha256", "is %s; want the 64 lowercase hexadecimal digits `go run ./cmd/build --attest %s` prints", tomlstrict.Quote(a.SHA256), a.Submission)
 		}
 		switch {
 		case checkSubmissionID(a.Submission) != nil:
-			bad(".submission", "is %s; want name/version/split/folder, e.g. \"example/v2/full/20261123_gold\"", quote(a.Submission))
+			bad(".submission", "is %s; want name/version/split/folder, e.g. \"example/v2/full/20261123_gold\"", tomlstrict.Quote(a.Submission))
 			continue
 		case first[a.Submission] != "":
 			bad(".submission", "attests %s again (see %s)", a.Submission, first[a.Submission])
@@ -133,7 +135,7 @@ func loadChecked(t *tree, subs []*Submission) Problems {
 func checkSubmissionID(id string) error {
 	parts := strings.Split(id, "/")
 	if len(parts) != 4 {
-		return fmt.Errorf("%s is not name/version/split/folder", quote(id))
+		return fmt.Errorf("%s is not name/version/split/folder", tomlstrict.Quote(id))
 	}
 	for _, p := range parts {
 		if err := CheckName(p); err != nil {

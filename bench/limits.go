@@ -164,17 +164,3 @@ func checkRange(v, lo, hi float64) string {
 
 // num writes a number in full, without an exponent.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// quote quotes a value from data/ for a message, cut short when long: a
-// message must stay readable whatever a file holds.
-func quote(s string) string {
-	const max = 100
-	if len(s) <= max {
-		return strconv.Quote(s)
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
-}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/featbench/featbench/internal/pybase"
+	"github.com/featbench/featbench/internal/tomlstrict"
 )
 
 // Data is everything under data/: dataset versions, submissions and
@@ -66,9 +67,9 @@ func checkSourcePath(p string) string {
 	}
 	switch {
 	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || filepath.IsAbs(p):
-		return fmt.Sprintf("%s is not a path relative to the project root", quote(p))
+		return fmt.Sprintf("%s is not a path relative to the project root", tomlstrict.Quote(p))
 	case path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "-"):
-		return fmt.Sprintf("%s must be a clean path inside the project (no . or .. parts, no trailing /)", quote(p))
+		return fmt.Sprintf("%s must be a clean path inside the project (no . or .. parts, no trailing /)", tomlstrict.Quote(p))
 	}
 	return ""
 }
@@ -321,7 +322,7 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 		for _, id := range s.Instances {
 			in := ds.byID[id]
 			if in == nil {
-				kl.Add(&ps, mf, field+".instances", "unknown instance id %s in split %q (not in %s)", quote(id), s.Name, InstancesFile)
+				kl.Add(&ps, mf, field+".instances", "unknown instance id %s in split %q (not in %s)", tomlstrict.Quote(id), s.Name, InstancesFile)
 				continue
 			}
 			if s.member[in.pos] {
@@ -367,10 +368,10 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 		}
 	}
 	if m.Name != name {
-		bad("name", "is %s but the folder is data/datasets/%s/", quote(m.Name), name)
+		bad("name", "is %s but the folder is data/datasets/%s/", tomlstrict.Quote(m.Name), name)
 	}
 	if m.Version != version {
-		bad("version", "is %s but the folder is %s/", quote(m.Version), version)
+		bad("version", "is %s but the folder is %s/", tomlstrict.Quote(m.Version), version)
 	}
 	if err := CheckName(name); err != nil {
 		bad("name", "%v", err)
@@ -386,13 +387,13 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 	urlField("paper_url", m.PaperURL)
 	urlField("source_url", m.SourceURL)
 	if m.RankBy != "" && m.RankBy != RankResolved && m.RankBy != RankPassed {
-		bad("rank_by", "is %s; want %q or %q", quote(m.RankBy), RankResolved, RankPassed)
+		bad("rank_by", "is %s; want %q or %q", tomlstrict.Quote(m.RankBy), RankResolved, RankPassed)
 	}
 	if m.Layout != "" && m.Layout != LayoutComplete && m.Layout != LayoutMasked {
-		bad("layout", "is %s; want %q (the source is the complete project, patch the gold solution) or %q (FeatureBench: patch is the masking diff)", quote(m.Layout), LayoutComplete, LayoutMasked)
+		bad("layout", "is %s; want %q (the source is the complete project, patch the gold solution) or %q (FeatureBench: patch is the masking diff)", tomlstrict.Quote(m.Layout), LayoutComplete, LayoutMasked)
 	}
 	if m.Level2 != "" && m.Level2 != Level2AgentCode && m.Level2 != Level2InRepo {
-		bad("level2", "is %s; want %q or %q", quote(m.Level2), Level2AgentCode, Level2InRepo)
+		bad("level2", "is %s; want %q or %q", tomlstrict.Quote(m.Level2), Level2AgentCode, Level2InRepo)
 	}
 	if c := m.Citation; c != nil {
 		switch {
@@ -401,10 +402,10 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 		case len(c.Key) > maxCitationKey:
 			bad("citation.key", "%s", checkBytes(len(c.Key), maxCitationKey))
 		case !citationKey.MatchString(c.Key):
-			bad("citation.key", "is %s; a BibTeX key may hold only letters, digits, ':', '-', '_' and '.'", quote(c.Key))
+			bad("citation.key", "is %s; a BibTeX key may hold only letters, digits, ':', '-', '_' and '.'", tomlstrict.Quote(c.Key))
 		}
 		if c.Kind != "" && !citationKind(c.Kind) {
-			bad("citation.kind", "is %s; want article, inproceedings, misc or techreport", quote(c.Kind))
+			bad("citation.kind", "is %s; want article, inproceedings, misc or techreport", tomlstrict.Quote(c.Kind))
 		}
 		text("citation.title", c.Title, maxCitationText, oneLine)
 		text("citation.venue", c.Venue, maxCitationText, oneLine)
@@ -437,7 +438,7 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 		case r.Name == "":
 			bad(field+".name", "is required")
 		case repos[r.Name]:
-			bad(field+".name", "repository %s is listed twice", quote(r.Name))
+			bad(field+".name", "repository %s is listed twice", tomlstrict.Quote(r.Name))
 		default:
 			if msg := checkText(r.Name, maxRepoName, oneLine); msg != "" {
 				bad(field+".name", "%s", msg)
@@ -464,7 +465,7 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 					bad(field+".source.git", "may not start with '-'")
 				}
 				if !gitCommit.MatchString(src.Commit) {
-					bad(field+".source.commit", "is %s; want the commit's full or abbreviated hex id", quote(src.Commit))
+					bad(field+".source.commit", "is %s; want the commit's full or abbreviated hex id", tomlstrict.Quote(src.Commit))
 				}
 			}
 		}
@@ -480,7 +481,7 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 			}
 			for j, p := range env.Packages {
 				if !debianPackage.MatchString(p) || len(p) > maxPackage {
-					bad(fmt.Sprintf("%s.environment.packages[%d]", field, j), "%s is not a Debian package name", quote(p))
+					bad(fmt.Sprintf("%s.environment.packages[%d]", field, j), "%s is not a Debian package name", tomlstrict.Quote(p))
 				}
 			}
 			for _, c := range []struct {
@@ -528,7 +529,7 @@ func checkFigure(ps *Problems, file string, kl keyLines, field string, f Figure,
 		return
 	}
 	if msg := checkRange(f.Value, lo, hi); msg != "" {
-		kl.Add(ps, file, field, "is %s; %s", quote(f.Text), msg)
+		kl.Add(ps, file, field, "is %s; %s", tomlstrict.Quote(f.Text), msg)
 	}
 }
 
@@ -633,7 +634,7 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 	case len(in.Repo) > maxRepoName:
 		bad("repo", "%s", checkBytes(len(in.Repo), maxRepoName))
 	case !repos[in.Repo]:
-		bad("repo", "repository %s is not listed in %s", quote(in.Repo), ManifestFile)
+		bad("repo", "repository %s is not listed in %s", tomlstrict.Quote(in.Repo), ManifestFile)
 	}
 	if in.Level != 1 && in.Level != 2 {
 		bad("level", "is %d; want 1 (extend a codebase) or 2 (build from scratch)", in.Level)

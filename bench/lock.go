@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/featbench/featbench/internal/tomlstrict"
 )
 
 // LockFile is data/datasets.lock.toml: the SHA-256 of every file of each
@@ -167,9 +169,9 @@ func parseLock(path string, raw []byte) ([]LockEntry, keyLines, Problems) {
 		for _, name := range slices.Sorted(maps.Keys(e.Files)) {
 			f := field + ".files." + name
 			if !datasetFile(name) {
-				kl.Add(&ps, path, f, "%s is not a file a dataset folder holds (%s, %s, %s or %s)", quote(name), ManifestFile, InstancesFile, CollectionFile, ReadmeFile)
+				kl.Add(&ps, path, f, "%s is not a file a dataset folder holds (%s, %s, %s or %s)", tomlstrict.Quote(name), ManifestFile, InstancesFile, CollectionFile, ReadmeFile)
 			} else if !sha256Hex.MatchString(e.Files[name]) {
-				kl.Add(&ps, path, f, "is %s; want the 64 lowercase hexadecimal digits of the file's SHA-256", quote(e.Files[name]))
+				kl.Add(&ps, path, f, "is %s; want the 64 lowercase hexadecimal digits of the file's SHA-256", tomlstrict.Quote(e.Files[name]))
 			}
 		}
 	}
@@ -180,11 +182,11 @@ func parseLock(path string, raw []byte) ([]LockEntry, keyLines, Problems) {
 func checkDatasetKey(key string) error {
 	name, version, ok := strings.Cut(key, "/")
 	if !ok {
-		return fmt.Errorf("is %s; want name/version, e.g. \"example/v2\"", quote(key))
+		return fmt.Errorf("is %s; want name/version, e.g. \"example/v2\"", tomlstrict.Quote(key))
 	}
 	for _, p := range []string{name, version} {
 		if err := CheckName(p); err != nil {
-			return fmt.Errorf("is %s; want name/version, e.g. \"example/v2\": %w", quote(key), err)
+			return fmt.Errorf("is %s; want name/version, e.g. \"example/v2\": %w", tomlstrict.Quote(key), err)
 		}
 	}
 	return nil

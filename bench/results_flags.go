@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/featbench/featbench/internal/tomlstrict"
 )
 
 // Integrity flags: what cmd/eval noticed in a prediction that a reader of
@@ -84,13 +86,13 @@ func checkFlags(path string, line int, res *Result, ps Problems) Problems {
 			for _, k := range IntegrityFlags() {
 				names = append(names, k.Name)
 			}
-			ps.Add(path, line, field, "is %s; want one of %s", quote(f), strings.Join(quoteAll(names), ", "))
+			ps.Add(path, line, field, "is %s; want one of %s", tomlstrict.Quote(f), strings.Join(quoteAll(names), ", "))
 			return ps
 		case r == prev:
-			ps.Add(path, line, field, "%s is listed twice", quote(f))
+			ps.Add(path, line, field, "%s is listed twice", tomlstrict.Quote(f))
 			return ps
 		case r < prev:
-			ps.Add(path, line, field, "%s comes after %s: list flags in the order %s", quote(f), quote(res.Flags[i-1]), strings.Join(flagNames(), ", "))
+			ps.Add(path, line, field, "%s comes after %s: list flags in the order %s", tomlstrict.Quote(f), tomlstrict.Quote(res.Flags[i-1]), strings.Join(flagNames(), ", "))
 			return ps
 		}
 		prev = r
@@ -140,7 +142,7 @@ func checkGoldCopies(s *Submission, ps Problems) Problems {
 	mf := filepath.Join(s.Dir, MetadataFile)
 	s.metaLines.Add(&ps, mf, "reference",
 		"is false but %d of the %d predictions in %s are flagged %s (near-identical to the gold patch): a submission of the gold patches is a baseline, not a ranked system; set reference = true",
-		gold, predicted, ResultsFile, quote(FlagGoldIdentical))
+		gold, predicted, ResultsFile, tomlstrict.Quote(FlagGoldIdentical))
 	return ps
 }
 

@@ -13,9 +13,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	jsonv2 "github.com/go-json-experiment/json"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/featbench/featbench/internal/tomlstrict"
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // checkedKeyMsg answers a `checked` key in metadata.toml.
@@ -244,7 +245,7 @@ func validateMetadata(mf string, kl keyLines, m *Metadata, folderDate time.Time,
 		}
 		for _, repo := range slices.Sorted(maps.Keys(r.Repos)) {
 			if ds.Repository(repo) == nil {
-				bad("reported.repos."+repo, "repository %s is not listed in %s", quote(repo), ds.Key())
+				bad("reported.repos."+repo, "repository %s is not listed in %s", tomlstrict.Quote(repo), ds.Key())
 				continue
 			}
 			score("reported.repos."+repo, r.Repos[repo])
@@ -277,12 +278,12 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 	for _, res := range decoded {
 		line := res.Line
 		if res.Dataset != "" && res.Dataset != ds.Key() {
-			ps.Add(path, line, "dataset", "result is for %s but the folder is for %s", quote(res.Dataset), ds.Key())
+			ps.Add(path, line, "dataset", "result is for %s but the folder is for %s", tomlstrict.Quote(res.Dataset), ds.Key())
 			continue
 		}
 		in := ds.Instance(res.InstanceID)
 		if in == nil {
-			msg := fmt.Sprintf("unknown instance id %s in %s", quote(res.InstanceID), ds.DisplayName())
+			msg := fmt.Sprintf("unknown instance id %s in %s", tomlstrict.Quote(res.InstanceID), ds.DisplayName())
 			for _, other := range data.Datasets {
 				if other != ds && other.Name == ds.Name && other.Instance(res.InstanceID) != nil {
 					msg += fmt.Sprintf("; it belongs to %s: results for another dataset version", other.DisplayName())
@@ -363,7 +364,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 		for i, id := range c.ids {
 			k, ok := in.testIndex[id]
 			if !ok || k < off || k >= off+len(tests) {
-				ps.Add(path, line, c.field, "test %s is not in the instance's %s", quote(id), name)
+				ps.Add(path, line, c.field, "test %s is not in the instance's %s", tomlstrict.Quote(id), name)
 				bad = true
 				break
 			}
@@ -460,7 +461,7 @@ func readPredictions(path string, raw []byte, ds *Dataset, split string, ps Prob
 		in := ds.Instance(*p.InstanceID)
 		switch {
 		case in == nil:
-			ps.Add(path, line, "instance_id", "unknown instance id %s in %s", quote(*p.InstanceID), ds.DisplayName())
+			ps.Add(path, line, "instance_id", "unknown instance id %s in %s", tomlstrict.Quote(*p.InstanceID), ds.DisplayName())
 		case !member[in.pos]:
 			ps.Add(path, line, "instance_id", "instance %q is not in split %q", in.InstanceID, split)
 		case seen[in.pos] > 0:
@@ -536,7 +537,7 @@ func quoteField(s string) string {
 	if strings.HasPrefix(s, "[") {
 		return s
 	}
-	return quote(s)
+	return tomlstrict.Quote(s)
 }
 
 // checkEvalFields checks the fields cmd/eval adds to a result.
@@ -548,9 +549,9 @@ func checkEvalFields(path string, line int, res *Result, ps Problems) Problems {
 		}
 		switch {
 		case !known:
-			ps.Add(path, line, "apply_method", "is %s; want one of %s", quote(m), strings.Join(quoteAll(ApplyMethods), ", "))
+			ps.Add(path, line, "apply_method", "is %s; want one of %s", tomlstrict.Quote(m), strings.Join(quoteAll(ApplyMethods), ", "))
 		case !res.PatchApplied:
-			ps.Add(path, line, "apply_method", "is %s but patch_applied is false", quote(m))
+			ps.Add(path, line, "apply_method", "is %s but patch_applied is false", tomlstrict.Quote(m))
 		}
 	}
 	if res.FileRecall != nil {

@@ -375,27 +375,20 @@ func publish(dataDir, key, out string, files map[string][]byte, lock []byte) err
 // sweepStages removes the staging folders of runs that were killed (their
 // process is gone) beside the data folder.
 func sweepStages(dataDir string) {
-	base := filepath.Clean(dataDir) + stagePrefix
-	old, _ := filepath.Glob(globEscape(base) + "*")
-	for _, d := range old {
-		pid, err := strconv.Atoi(strings.TrimPrefix(d, base))
+	base := filepath.Clean(dataDir)
+	entries, _ := os.ReadDir(filepath.Dir(base))
+	prefix := filepath.Base(base) + stagePrefix
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pid, err := strconv.Atoi(rest)
 		if err != nil || pid == os.Getpid() || processAlive(pid) {
 			continue // not a staging folder, ours, or a live run's
 		}
-		_ = os.RemoveAll(d) // best effort: it is outside the data folder
+		_ = os.RemoveAll(filepath.Join(filepath.Dir(base), e.Name())) // best effort: it is outside the data folder
 	}
-}
-
-// globEscape quotes the pattern characters of a path for filepath.Glob.
-func globEscape(p string) string {
-	var b strings.Builder
-	for _, r := range p {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // mkdirs makes dir and its missing parents, and returns what removes the

@@ -173,9 +173,9 @@ func (d *decoder) unify(path string, v any, rv reflect.Value) {
 				d.problem(sub, "%s", msg)
 				continue
 			}
-			msg := "unknown key " + quote(k)
+			msg := "unknown key " + Quote(k)
 			if s := d.suggest(path, k, t); s != "" {
-				msg += "; did you mean " + quote(s) + "?"
+				msg += "; did you mean " + Quote(s) + "?"
 			} else if d.opts.KeysDoc != "" {
 				msg += " (check the spelling against " + d.opts.KeysDoc + ")"
 			}
@@ -304,9 +304,9 @@ func printable(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) < 0
 }
 
-// quote quotes s for a message, cut short when it is long: a key can be
-// as long as the file.
-func quote(s string) string {
+// Quote quotes s for a message, cut short when it is long: a key (or any
+// value from a file) can be as long as the file.
+func Quote(s string) string {
 	const max = 100
 	if len(s) <= max {
 		return strconv.Quote(s)
