@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/featbench/featbench/internal/testenv"
+	"github.com/featbench/featbench/markup"
 	"github.com/featbench/featbench/site"
 )
 
@@ -903,7 +904,7 @@ func testCodeContrast(t *testing.T, b *browserTab) {
 	}
 	b.open(t, exampleDataset)
 	inst := b.follow(t, "table#instances tbody a")
-	classes, _ := json.Marshal(site.HighlightClasses())
+	classes, _ := json.Marshal(markup.Classes())
 	for _, theme := range []string{"light", "dark"} {
 		b.chooseTheme(t, theme)
 		res := eval[struct {
@@ -944,8 +945,8 @@ func testCodeContrast(t *testing.T, b *browserTab) {
 			host.removeChild(pre);
 			return out;
 		})(`+string(classes)+`)`)
-		if res.Checked != len(site.HighlightClasses()) || res.Checked < 50 {
-			t.Errorf("%s theme: checked %d token classes, want all %d", theme, res.Checked, len(site.HighlightClasses()))
+		if res.Checked != len(markup.Classes()) || res.Checked < 50 {
+			t.Errorf("%s theme: checked %d token classes, want all %d", theme, res.Checked, len(markup.Classes()))
 		}
 		if len(res.Low) > 0 {
 			t.Errorf("%s theme on %s: token classes below 4.5:1 contrast:\n  %s", theme, inst, strings.Join(res.Low, "\n  "))

@@ -1,7 +1,8 @@
 // Package site renders data/ into the static benchmark site: leaderboards,
 // dataset, repository, system and instance pages, charts, downloads, feed
-// and sitemap. It reads data only through the bench package and lays pages
-// out only through the templates package.
+// and sitemap. It reads data only through the bench package, lays pages
+// out only through the templates package and turns statements and patches
+// into HTML only through the markup package.
 package site
 
 import (
@@ -25,6 +26,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/markup"
 	"github.com/featbench/featbench/templates"
 )
 
@@ -89,13 +91,20 @@ func Check(ctx context.Context, opts Options) (*bench.Data, error) {
 	return bench.Load(ctx, opts.dataDir())
 }
 
+// textRenderer is what instance pages need of markup: statements and
+// patches as HTML. Safe for concurrent use: pages render on every CPU.
+type textRenderer interface {
+	Markdown(src string) (string, error)
+	Diff(src string) string
+}
+
 // builder holds one build's state.
 type builder struct {
 	key       string // programKey: part of every page's key
 	cfg       config.Site
 	data      *bench.Data
 	m         *model
-	mk        *markup
+	mk        textRenderer
 	site      *templates.Site
 	factCache map[*bench.Dataset]*instanceFacts
 }
@@ -164,7 +173,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		cfg:       opts.Config,
 		data:      data,
 		m:         newModel(data, urls{base: base}),
-		mk:        newMarkup(),
+		mk:        markup.New(),
 		factCache: map[*bench.Dataset]*instanceFacts{},
 	}
 	b.site = &templates.Site{
