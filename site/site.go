@@ -168,11 +168,15 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}()
 
 	base := opts.Config.BasePath()
+	m, err := newModel(data, urls{base: base})
+	if err != nil {
+		return rep, err
+	}
 	b := &builder{
 		key:       prog,
 		cfg:       opts.Config,
 		data:      data,
-		m:         newModel(data, urls{base: base}),
+		m:         m,
 		mk:        markup.New(),
 		factCache: map[*bench.Dataset]*instanceFacts{},
 	}

@@ -115,6 +115,11 @@ type Board struct {
 	HasCost    bool
 	HasCI      bool
 	HasEval    bool // FeatBench's FV, RT and File% columns (per-instance results)
+	// RankRanges: every ranked row has the 95% bootstrap range of its
+	// rank (Row.RankLo, RankHi), from Resamples resamples of instances.
+	RankRanges bool
+	Resamples  int
+	Reported   int // ranked systems with only reported aggregates: no ranges
 	Tags       []string
 	Rows       []Row // ranked systems, best first
 	References []Row // reference rows (gold, empty): shown apart, not ranked
@@ -139,6 +144,9 @@ type Org struct {
 // Row is one system on a leaderboard.
 type Row struct {
 	Rank          int // 0 for a reference row
+	RankLo        int // 95% bootstrap range of the rank; 0 when none
+	RankHi        int
+	Tied          int // other ranked systems whose ranges overlap this one's
 	Reference     bool
 	Name          string
 	Slug          string
@@ -389,6 +397,8 @@ type SystemSplit struct {
 	BoardURL     string
 	Date         string
 	Rank         int // 0: a reference row, not ranked
+	RankLo       int // 95% bootstrap range of the rank; 0 when none
+	RankHi       int
 	Of           int
 	Resolved     Cell
 	Passed       Cell
