@@ -607,63 +607,6 @@ func (b *builder) systems(ds *bench.Dataset) map[string][]*entry {
 	return out
 }
 
-// comparePage lines a split's systems with per-instance results up,
-// instance by instance. The page carries the outcomes compactly, a
-// character per instance and system, and site.js draws a page of rows at
-// a time.
-func (b *builder) comparePage(bd *board) templ.Component {
-	ds := bd.ds
-	u := b.m.u
-	c := &templates.ComparePage{
-		Page: b.frame(u.compare(ds, bd.split), ds, "Compare systems on "+ds.DisplayName()+" "+bd.split, "Instance-by-instance comparison of systems.",
-			templates.Link{Title: "Home", URL: u.base},
-			templates.Link{Title: ds.DisplayName(), URL: u.dataset(ds)},
-			templates.Link{Title: "Compare " + bd.split}),
-		Dataset: ds.DisplayName(), DatasetURL: u.dataset(ds), Split: bd.split,
-	}
-	ins := ds.SplitInstances(bd.split)
-	c.Instances = len(ins)
-	d := &c.Data
-	d.Base = u.dataset(ds) + "instances/"
-	d.IDs = make([]string, len(ins))
-	d.Repo = make([]int, len(ins))
-	d.Level = make([]int, len(ins))
-	repoIdx := map[string]int{}
-	for i, in := range ins {
-		d.IDs[i] = in.InstanceID
-		k, ok := repoIdx[in.Repo]
-		if !ok {
-			k = len(d.Repos)
-			repoIdx[in.Repo] = k
-			d.Repos = append(d.Repos, in.Repo)
-		}
-		d.Repo[i], d.Level[i] = k, in.Level
-	}
-	for _, e := range bd.entries {
-		if !e.sub.PerInstance() {
-			continue
-		}
-		sys := templates.CompareSystem{
-			Slug: e.sub.Slug, Name: e.sub.Name, URL: u.system(ds, e.sub.Slug), Resolved: e.score.Resolved, Ref: e.ref(),
-		}
-		c.Systems = append(c.Systems, sys)
-		out := make([]byte, len(ins))
-		for i, in := range ins {
-			switch r := e.sub.ResultOf(in); {
-			case r == nil:
-				out[i] = '.'
-			case r.Resolved:
-				out[i] = 'y'
-			default:
-				out[i] = 'n'
-			}
-		}
-		d.Outcomes = append(d.Outcomes, string(out))
-	}
-	d.Systems = c.Systems
-	return templates.ComparePageView(c)
-}
-
 func round(v float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.Round(v*p) / p

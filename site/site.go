@@ -385,7 +385,8 @@ func (b *builder) pages() []page {
 		for _, e := range bd.entries {
 			if e.sub.PerInstance() {
 				ps = append(ps, page{url: u.compare(bd.ds, bd.split), html: true, render: func() (templ.Component, []byte, error) {
-					return b.comparePage(bd), nil, nil
+					comp, err := b.comparePage(bd)
+					return comp, nil, err
 				}})
 				break
 			}

@@ -259,3 +259,91 @@ func TestReportedBoardsHaveNoRankRanges(t *testing.T) {
 		t.Error("a board with a reported system shows ranges of ranks")
 	}
 }
+
+// tableRows returns the text of each body row's cells of table#id.
+func tableRows(t *testing.T, doc *html.Node, id string) [][]string {
+	t.Helper()
+	table := byID(doc, id)
+	if table == nil {
+		t.Fatalf("no table#%s", id)
+	}
+	var out [][]string
+	for _, tr := range find(table, func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" }) {
+		var row []string
+		for _, c := range find(tr, func(n *html.Node) bool { return (n.Data == "td" || n.Data == "th") && n.Parent == tr }) {
+			row = append(row, text(c))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// The compare page pairs each ranked system with the next one down
+// without script (counts on shared instances and the exact McNemar
+// p-value), carries every pair for site.js, and shows pass@k and the
+// spread of a system's attempts.
+func TestComparePaired(t *testing.T) {
+	out := buildStats(t)
+	page := read(t, out, "datasets/demo/v1/compare/full/index.html")
+	doc := parse(t, page)
+	// Top resolves 0-49; Tries predicted 0-29 and resolved those not
+	// multiples of 5; the twins the evens below 40; Low predicted 0-54
+	// and resolved 0-2. McNemar: 2·(1/2)^6 for 6 against 0; 2·576/2^15
+	// for 12 against 3; 2·20/2^19 for 18 against 1.
+	want := [][]string{
+		{"1. Top", "2. Tries", "30", "24", "6", "0", "0", "0.031"},
+		{"2. Tries", "3. Twin A", "30", "12", "12", "3", "3", "0.035"},
+		{"3. Twin A", "3. Twin B", "60", "20", "0", "0", "40", "1"},
+		{"3. Twin B", "5. Low", "55", "2", "18", "1", "34", "< 0.0001"},
+	}
+	got := tableRows(t, doc, "neighbours")
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("neighbours table:\n got %q\nwant %q", got, want)
+	}
+	// Every pair of the six systems, gold included, for the picker.
+	raw := byID(doc, "compare-data")
+	if raw == nil {
+		t.Fatal("no #compare-data")
+	}
+	var data struct {
+		Systems []struct{ Slug string }
+		Pairs   []struct {
+			N   [4]int
+			P   string
+			Low bool
+		}
+		First, Second int
+	}
+	if err := json.Unmarshal([]byte(text(raw)), &data); err != nil {
+		t.Fatal(err)
+	}
+	if len(data.Systems) != 6 || len(data.Pairs) != 15 {
+		t.Fatalf("compare data: %d systems, %d pairs; want 6 and 15", len(data.Systems), len(data.Pairs))
+	}
+	if data.Systems[data.First].Slug != "top" || data.Systems[data.Second].Slug != "tries" {
+		t.Errorf("the pair shown first is %s and %s, want the two best ranked, top and tries", data.Systems[data.First].Slug, data.Systems[data.Second].Slug)
+	}
+	// Pair (top, gold): gold resolves all 60, top 50.
+	idx := map[string]int{}
+	for i, s := range data.Systems {
+		idx[s.Slug] = i
+	}
+	i, j, n := idx["top"], idx["gold"], len(data.Systems)
+	if p := data.Pairs[i*n-i*(i+1)/2+(j-i-1)]; p.N != [4]int{50, 0, 10, 0} || p.P != "0.002" || !p.Low {
+		t.Errorf("pair top, gold: %+v; want counts 50, 0, 10, 0 and p 0.002 (2/1024)", p)
+	}
+
+	// Tries made four attempts: c = i%5 of them resolved instance i < 30.
+	rows := tableRows(t, doc, "attempts-table")
+	if len(rows) != 1 {
+		t.Fatalf("attempts table has %d rows, want Tries alone", len(rows))
+	}
+	wantRow := []string{"Tries", "4", "pass@1 25.0 pass@2 33.3 pass@3 37.5 pass@4 40.0", "6", "18", "36", "25.0 ± 3.7"}
+	if fmt.Sprint(rows[0]) != fmt.Sprint(wantRow) {
+		t.Errorf("attempts row:\n got %q\nwant %q", rows[0], wantRow)
+	}
+	// Without script the page says what needs it.
+	if !strings.Contains(page, "Choosing any two systems, and listing the instances where they differ, needs JavaScript") {
+		t.Error("the compare page does not say that picking a pair needs JavaScript")
+	}
+}

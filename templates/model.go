@@ -567,7 +567,8 @@ type ChartTable struct {
 
 // ComparePage lines systems up instance by instance. The table is drawn
 // by site.js from Data, a page of rows at a time: a split has thousands of
-// instances and dozens of systems.
+// instances and dozens of systems. Pairs and Attempts are drawn without
+// script; site.js pairs any two systems from Data.Pairs.
 type ComparePage struct {
 	Page
 	Dataset    string
@@ -575,7 +576,34 @@ type ComparePage struct {
 	Split      string
 	Instances  int
 	Systems    []CompareSystem
+	Neighbours []ComparePair     // each ranked system against the next one down
+	Attempts   []CompareAttempts // systems with several attempts per instance
 	Data       CompareData
+}
+
+// ComparePair is two systems on the instances both made a prediction
+// for: who resolved which, and the exact McNemar test on where they
+// differ.
+type ComparePair struct {
+	A, B                                CompareSystem
+	RankA, RankB                        int
+	Both, OnlyA, OnlyB, Neither, Shared int
+	P                                   string // the p-value as printed
+}
+
+// CompareAttempts is a system's several attempts per instance: pass@k's
+// unbiased estimate for k up to the attempts every result has, and how
+// the attempts spread.
+type CompareAttempts struct {
+	System    CompareSystem
+	K         int
+	PassAt    []Cell // pass@1 … pass@K, in percent
+	All       int    // instances resolved by every attempt
+	Some      int    // by some but not every attempt
+	None      int    // by none, or not predicted
+	Mean      Cell   // one attempt's % resolved (pass@1)
+	SD        Cell   // its standard deviation across attempts, in points
+	Instances int
 }
 
 // CompareSystem is a system that can be compared.
@@ -596,6 +624,20 @@ type CompareData struct {
 	Level    []int           `json:"level"` // per instance
 	Systems  []CompareSystem `json:"systems"`
 	Outcomes []string        `json:"outcomes"` // per system, a character per instance: y resolved, n not, . no prediction
+	// Pairs holds every two systems i < j, in the order (0,1), (0,2), …,
+	// (1,2), …: site.js shows the pair the reader picks.
+	Pairs []PairData `json:"pairs"`
+	// First and Second are the pair shown first: the two best ranked
+	// systems, indexes into Systems.
+	First  int `json:"first"`
+	Second int `json:"second"`
+}
+
+// PairData is a pair of systems as site.js reads it.
+type PairData struct {
+	N   [4]int `json:"n"`             // both resolved, only the first, only the second, neither
+	P   string `json:"p"`             // exact McNemar p-value as printed
+	Low bool   `json:"low,omitempty"` // p < 0.05
 }
 
 // NotFound is the 404 page.
