@@ -62,6 +62,7 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 		Splits:     strings.Join(f.splits[in.InstanceID], ", "),
 		Difficulty: f.difficulty(in.InstanceID),
+		Unsolved:   f.solved(in.InstanceID).Unsolved(),
 	}
 	if r := ds.Repository(in.Repo); r != nil && r.URL != "" {
 		p.RepoURL = r.URL

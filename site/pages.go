@@ -281,15 +281,20 @@ func (b *builder) facts(ds *bench.Dataset) *instanceFacts {
 	return f
 }
 
+// solved is how many ranked systems were evaluated on the instance and
+// resolved it.
+func (f *instanceFacts) solved(id string) metrics.Solved {
+	return metrics.Solved{By: f.resolved[id], Of: f.evaluated[id]}
+}
+
 // difficulty is the share of evaluated systems that resolved the instance.
 func (f *instanceFacts) difficulty(id string) templates.Cell {
-	n := f.evaluated[id]
-	if n == 0 {
+	s := f.solved(id)
+	rate, ok := s.Share()
+	if !ok {
 		return missing()
 	}
-	k := f.resolved[id]
-	rate := float64(k) / float64(n)
-	return templates.Cell{Text: fmt.Sprintf("%d of %d systems (%.0f%%)", k, n, rate*100), Sort: rate}
+	return templates.Cell{Text: fmt.Sprintf("%d of %d systems (%.0f%%)", s.By, s.Of, rate*100), Sort: rate}
 }
 
 func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
@@ -356,6 +361,13 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 			Lines: intCell(in.Lines), F2P: len(in.FailToPass), Splits: strings.Join(f.splits[in.InstanceID], ", "),
 			Difficulty: f.difficulty(in.InstanceID),
 		})
+		s := f.solved(in.InstanceID)
+		if s.Of > 0 {
+			d.Evaluated++
+		}
+		if s.Unsolved() {
+			d.Unsolved = append(d.Unsolved, templates.Link{Title: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID)})
+		}
 	}
 	return templates.DatasetVersionPage(d)
 }
@@ -397,6 +409,7 @@ func (b *builder) reposPage(ds *bench.Dataset) templ.Component {
 		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 	}
 	r.Stats = b.repoStats(ds)
+	r.Difficulty = b.repoDifficulty(ds)
 	for _, split := range b.splitsDefaultFirst(ds) {
 		bd := b.m.board(ds, split)
 		if len(bd.entries) == 0 {
@@ -484,6 +497,64 @@ func (b *builder) repoGrids(bd *board) templates.RepoSplit {
 		}
 	}
 	return sec
+}
+
+// repoDifficulty is, per repository, how many ranked systems solve each
+// of its instances, hardest first; nil when no ranked system has
+// per-instance results on the dataset.
+func (b *builder) repoDifficulty(ds *bench.Dataset) []templates.RepoDifficulty {
+	f := b.facts(ds)
+	byRepo := map[string][]*bench.Instance{}
+	evaluated := false
+	for _, in := range ds.Instances {
+		byRepo[in.Repo] = append(byRepo[in.Repo], in)
+		evaluated = evaluated || f.evaluated[in.InstanceID] > 0
+	}
+	if !evaluated {
+		return nil
+	}
+	var out []templates.RepoDifficulty
+	for _, repo := range ds.Repos {
+		ins := byRepo[repo.Name]
+		if len(ins) == 0 {
+			continue
+		}
+		solved := make([]metrics.Solved, len(ins))
+		for i, in := range ins {
+			solved[i] = f.solved(in.InstanceID)
+		}
+		sum := metrics.Difficulties(solved)
+		rd := templates.RepoDifficulty{
+			Repo: repo.Name, Instances: sum.Instances, Evaluated: sum.Evaluated,
+			None: sum.None, Some: sum.Some, All: sum.All, Mean: missing(),
+		}
+		if sum.Evaluated > 0 {
+			rd.Mean = pctCell(sum.MeanShare, 0)
+		}
+		order := make([]int, len(ins))
+		for i := range order {
+			order[i] = i
+		}
+		// Hardest first: the smallest share solving, instances no system
+		// was evaluated on last; the dataset's order within a share.
+		sort.SliceStable(order, func(x, y int) bool {
+			sx, okx := solved[order[x]].Share()
+			sy, oky := solved[order[y]].Share()
+			if okx != oky {
+				return okx
+			}
+			return sx < sy
+		})
+		for _, i := range order {
+			s, cell := solved[i], missing()
+			if s.Of > 0 {
+				cell = templates.Cell{Text: strconv.Itoa(s.By) + " of " + strconv.Itoa(s.Of), Sort: float64(s.By) / float64(s.Of)}
+			}
+			rd.Rows = append(rd.Rows, templates.InstanceSolved{ID: ins[i].InstanceID, URL: b.m.u.instance(ds, ins[i].InstanceID), Solved: cell})
+		}
+		out = append(out, rd)
+	}
+	return out
 }
 
 // repoStats is the gold statistics per repository: computed from the

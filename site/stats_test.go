@@ -347,3 +347,87 @@ func TestComparePaired(t *testing.T) {
 		t.Error("the compare page does not say that picking a pair needs JavaScript")
 	}
 }
+
+// The dataset page lists the instances no ranked system solves; instance
+// pages say how many ranked systems solve them, and that reference rows
+// do not count; the per-repository page gives each instance's count.
+func TestInstanceDifficulty(t *testing.T) {
+	out := buildStats(t)
+	doc := parse(t, read(t, out, "datasets/demo/v1/index.html"))
+	sec := byID(doc, "unsolved")
+	if sec == nil {
+		t.Fatal("the dataset page has no section on unsolved instances (#unsolved)")
+	}
+	// Gold resolves everything, but is a reference row: 50-59 are
+	// resolved by no ranked system.
+	var want []string
+	for i := 50; i < statsInstances; i++ {
+		want = append(want, "/sub/datasets/demo/v1/instances/"+statsID(i)+"/")
+	}
+	var got []string
+	if list := byID(doc, "unsolved-list"); list != nil {
+		for _, a := range find(list, func(n *html.Node) bool { return n.Data == "a" }) {
+			href, _ := attr(a, "href")
+			got = append(got, href)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("unsolved instances linked: %q, want %q", got, want)
+	}
+	page := text(doc)
+	for _, s := range []string{"10 of the 60 instances ranked systems were evaluated on are resolved by none of them.", "Reference rows such as the gold and empty patches are not counted"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the dataset page does not say %q", s)
+		}
+	}
+
+	for id, want := range map[string]string{
+		statsID(55): "Resolved by 0 of 5 systems (0%) no system solves it Ranked systems evaluated on a split that holds it, each once; reference rows such as the gold and empty patches are not counted.",
+		statsID(0):  "Resolved by 4 of 5 systems (80%) Ranked systems",
+	} {
+		page := text(parse(t, read(t, out, "datasets/demo/v1/instances/"+id+"/index.html")))
+		if !strings.Contains(page, want) {
+			i := strings.Index(page, "Resolved by")
+			t.Errorf("instance %s: %q…, want %q", id, page[i:min(len(page), i+200)], want)
+		}
+	}
+
+	doc = parse(t, read(t, out, "datasets/demo/v1/repos/index.html"))
+	rows := tableRows(t, doc, "difficulty-table")
+	wantRows := [][]string{
+		{"demo/pkg", "30", "30", "5", "24", "1", "53"},
+		{"demo/lib", "30", "30", "5", "25", "0", "25"},
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(wantRows) {
+		t.Errorf("difficulty per repository:\n got %q\nwant %q", rows, wantRows)
+	}
+	details := find(doc, func(n *html.Node) bool { c, _ := attr(n, "class"); return n.Data == "details" && c == "solved-by" })
+	if len(details) != 2 {
+		t.Fatalf("%d lists of instances by repository, want 2", len(details))
+	}
+	// An item: the instance's link, then its count.
+	item := func(li *html.Node) string {
+		return text(find(li, func(n *html.Node) bool { return n.Data == "a" })[0]) + " " + strings.TrimSpace(li.LastChild.Data)
+	}
+	items := find(details[0], func(n *html.Node) bool { return n.Data == "li" })
+	if len(items) != 30 || item(items[0]) != statsID(50)+" 0 of 5" || item(items[29]) != statsID(2)+" 5 of 5" {
+		t.Errorf("demo/pkg's instances, hardest first: %d items, first %q, last %q; want 30 from %q to %q",
+			len(items), item(items[0]), item(items[len(items)-1]), statsID(50)+" 0 of 5", statsID(2)+" 5 of 5")
+	}
+}
+
+// With only reference rows evaluated (example/v3: gold and empty), no
+// instance is called unsolved, and the page says why.
+func TestNoUnsolvedWithoutRankedSystems(t *testing.T) {
+	out, _ := buildShipped(t)
+	page := text(parse(t, read(t, out, "datasets/example/v3/index.html")))
+	if !strings.Contains(page, "No ranked system has per-instance results on this version yet, so no instance can be called unsolved") {
+		t.Error("example/v3's page does not say that no instance can be called unsolved")
+	}
+	if strings.Contains(read(t, out, "datasets/example/v3/repos/index.html"), `id="difficulty"`) {
+		t.Error("example/v3's per-repository page shows instance difficulty without a ranked system")
+	}
+	if strings.Contains(read(t, out, "datasets/featurebench/v1.0/index.html"), `id="unsolved"`) {
+		t.Error("FeatureBench, without instances here, lists unsolved instances")
+	}
+}

@@ -222,6 +222,11 @@ type DatasetPage struct {
 	Citation    string // BibTeX, empty when the manifest gives none
 	Collection  *CollectionInfo
 	Instances   []InstanceRow
+	// The instances no ranked system solves, of Evaluated instances some
+	// ranked system has per-instance results on (reference rows are not
+	// counted).
+	Unsolved  []Link
+	Evaluated int
 }
 
 // CollectionInfo says how cmd/collect built a dataset version, from its
@@ -290,7 +295,25 @@ type ReposPage struct {
 	Dataset    string
 	DatasetURL string
 	Stats      RepoStatsTable
+	Difficulty []RepoDifficulty // per repository, when a ranked system has per-instance results
 	Splits     []RepoSplit
+}
+
+// RepoDifficulty is how many ranked systems solve each of a repository's
+// instances.
+type RepoDifficulty struct {
+	Repo                 string
+	Instances, Evaluated int
+	None, Some, All      int              // evaluated instances solved by no ranked system, some, every one
+	Mean                 Cell             // mean % of the evaluated systems solving an instance
+	Rows                 []InstanceSolved // hardest first
+}
+
+// InstanceSolved is one instance with how many systems solve it.
+type InstanceSolved struct {
+	ID     string
+	URL    string
+	Solved Cell // "2 of 5"; missing when no ranked system was evaluated on it
 }
 
 // RepoSplit is one split's section of the per-repository page.
@@ -501,6 +524,7 @@ type InstancePage struct {
 	Stats        []Stat
 	TopObjects   []string
 	Difficulty   Cell
+	Unsolved     bool // ranked systems were evaluated on it and none resolved it
 	Systems      []InstanceSystem
 	FlagLegend   []Flag    // the integrity flags Systems show, explained under them
 	RepoURL      string    // the repository's source, when the manifest gives it
