@@ -1,6 +1,6 @@
 // Package metrics computes the figures a leaderboard shows from
 // per-instance results: resolved rate with its Wilson interval, passed rate,
-// token I/O and cost.
+// token I/O and cost, and the bootstrap range of a system's rank.
 package metrics
 
 import (

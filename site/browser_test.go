@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/featbench/featbench/internal/testenv"
+	"github.com/featbench/featbench/markup"
 	"github.com/featbench/featbench/site"
 )
 
@@ -38,6 +39,8 @@ const (
 	exampleCompare   = exampleDataset + "compare/lite/"
 	chartWait        = 10 * time.Second
 	fixtureBase      = "/sub/" // fixtureOptions' base path
+	statsBase        = "/stats/"
+	statsCompare     = statsBase + "datasets/demo/v1/compare/full/"
 )
 
 // TestBrowserLeaderboard builds the site from the shipped data/, serves it
@@ -76,9 +79,18 @@ resolved = "50.0"
 	if _, err := site.Build(ctx, fopts); err != nil {
 		t.Fatalf("building the fixture: %v", err)
 	}
+	// The statistics project, whose pairs have known counts.
+	sopts := statsProject(t)
+	sopts.Config.BaseURL = statsBase
+	sopts.RequireLocalCharts = true
+	srep, err := site.Build(ctx, sopts)
+	if err != nil {
+		t.Fatalf("building the statistics project: %v", err)
+	}
 	mux := http.NewServeMux()
 	mux.Handle(browserBase, site.Handler(dir, browserBase))
 	mux.Handle(fixtureBase, site.Handler(filepath.Join(fixture, "public"), fixtureBase))
+	mux.Handle(statsBase, site.Handler(srep.Output, statsBase))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	b := startBrowser(t, ctx, chromium, srv.URL)
@@ -93,6 +105,7 @@ resolved = "50.0"
 	t.Run("Links", func(t *testing.T) { testLinks(t, b) })
 	t.Run("Nav", func(t *testing.T) { testNav(t, b) })
 	t.Run("Compare", func(t *testing.T) { testCompare(t, b) })
+	t.Run("Paired", func(t *testing.T) { testPaired(t, b) })
 	t.Run("Cite", func(t *testing.T) { testCite(t, b) })
 	t.Run("Theme", func(t *testing.T) { testTheme(t, b) })
 	t.Run("CodeContrast", func(t *testing.T) { testCodeContrast(t, b) })
@@ -903,7 +916,7 @@ func testCodeContrast(t *testing.T, b *browserTab) {
 	}
 	b.open(t, exampleDataset)
 	inst := b.follow(t, "table#instances tbody a")
-	classes, _ := json.Marshal(site.HighlightClasses())
+	classes, _ := json.Marshal(markup.Classes())
 	for _, theme := range []string{"light", "dark"} {
 		b.chooseTheme(t, theme)
 		res := eval[struct {
@@ -944,8 +957,8 @@ func testCodeContrast(t *testing.T, b *browserTab) {
 			host.removeChild(pre);
 			return out;
 		})(`+string(classes)+`)`)
-		if res.Checked != len(site.HighlightClasses()) || res.Checked < 50 {
-			t.Errorf("%s theme: checked %d token classes, want all %d", theme, res.Checked, len(site.HighlightClasses()))
+		if res.Checked != len(markup.Classes()) || res.Checked < 50 {
+			t.Errorf("%s theme: checked %d token classes, want all %d", theme, res.Checked, len(markup.Classes()))
 		}
 		if len(res.Low) > 0 {
 			t.Errorf("%s theme on %s: token classes below 4.5:1 contrast:\n  %s", theme, inst, strings.Join(res.Low, "\n  "))
@@ -1056,5 +1069,91 @@ func testCite(t *testing.T, b *browserTab) {
 	}
 	if !eval[bool](t, b, `!document.querySelector('button[data-copy="bibtex"]').hidden`) {
 		t.Errorf("the Copy BibTeX button is hidden")
+	}
+}
+
+// ---- paired comparison ---------------------------------------------------
+
+type pairView struct {
+	Shown   bool                `json:"shown"`
+	A       string              `json:"a"`
+	B       string              `json:"b"`
+	Cells   map[string]string   `json:"cells"`
+	Test    string              `json:"test"`
+	Lists   map[string][]string `json:"lists"`
+	Summary map[string]string   `json:"summary"`
+}
+
+const pairViewJS = `(() => {
+	const f = document.querySelector("form[data-pair]");
+	const cells = {}, lists = {}, summary = {};
+	document.querySelectorAll("#pair-counts [data-cell]").forEach(td => { cells[td.getAttribute("data-cell")] = td.textContent; });
+	document.querySelectorAll("#pair-result details[data-list]").forEach(d => {
+		const k = d.getAttribute("data-list");
+		lists[k] = Array.from(d.querySelectorAll("a"), a => a.getAttribute("href"));
+		summary[k] = d.querySelector("summary").textContent;
+	});
+	const t = document.querySelector("#pair-result .pair-test");
+	return {shown: !!f && !f.hidden && f.getClientRects().length > 0, a: f ? f.elements.a.value : "", b: f ? f.elements.b.value : "",
+		cells: cells, test: t ? t.textContent : "", lists: lists, summary: summary};
+})()`
+
+func (b *browserTab) checkPair(t *testing.T, when, a, bb string, cells map[string]string, p string, onlyA, onlyB []int) {
+	t.Helper()
+	v := eval[pairView](t, b, pairViewJS)
+	if !v.Shown {
+		t.Fatalf("%s the pair picker is not shown", when)
+	}
+	if v.A != a || v.B != bb {
+		t.Errorf("%s the picker shows %s and %s, want %s and %s", when, v.A, v.B, a, bb)
+	}
+	if fmt.Sprint(v.Cells) != fmt.Sprint(cells) {
+		t.Errorf("%s the pair's cells are %v, want %v", when, v.Cells, cells)
+	}
+	if !strings.Contains(v.Test, p) {
+		t.Errorf("%s the test reads %q, want it to give %q", when, v.Test, p)
+	}
+	for key, want := range map[string][]int{"only-a": onlyA, "only-b": onlyB} {
+		var hrefs []string
+		for _, i := range want {
+			hrefs = append(hrefs, statsBase+"datasets/demo/v1/instances/"+statsID(i)+"/")
+		}
+		if fmt.Sprint(v.Lists[key]) != fmt.Sprint(hrefs) {
+			t.Errorf("%s the %s list links %q, want %q", when, key, v.Lists[key], hrefs)
+		}
+	}
+}
+
+// testPaired picks pairs on the statistics project's compare page: the
+// two best ranked first, then any two from the selects, kept in the URL;
+// counts, p-value and the linked lists of instances where they differ.
+func testPaired(t *testing.T, b *browserTab) {
+	b.open(t, statsCompare)
+	b.checkPair(t, "on first load", "top", "tries",
+		map[string]string{"both": "24", "only-a": "6", "only-b": "0", "neither": "0"}, "p = 0.031", []int{0, 5, 10, 15, 20, 25}, nil)
+	if t.Failed() {
+		return
+	}
+	pick := func(name, slug string) {
+		b.do(t, "choosing "+slug+" as "+name, chromedp.SetValue(chromedp.CSS(`form[data-pair] select[name="`+name+`"]`), slug))
+		eval[bool](t, b, `document.querySelector("form[data-pair]").dispatchEvent(new Event("change", {bubbles: true}))`)
+	}
+	pick("a", "low")
+	pick("b", "twin-b")
+	cells := map[string]string{"both": "2", "only-a": "1", "only-b": "18", "neither": "34"}
+	var twinOnly []int
+	for i := 4; i < 40; i += 2 {
+		twinOnly = append(twinOnly, i)
+	}
+	b.checkPair(t, "after choosing low and twin-b", "low", "twin-b", cells, "p < 0.0001", []int{1}, twinOnly)
+	if q := b.query(t); q.Get("a") != "low" || q.Get("b") != "twin-b" {
+		t.Errorf("after choosing low and twin-b the URL has a=%q b=%q", q.Get("a"), q.Get("b"))
+	}
+	b.do(t, "reloading", chromedp.Reload())
+	b.checkPair(t, "after reloading", "low", "twin-b", cells, "p < 0.0001", []int{1}, twinOnly)
+	// The same system twice is no pair.
+	pick("b", "low")
+	if got := eval[string](t, b, `document.getElementById("pair-result").textContent`); !strings.Contains(got, "two different systems") {
+		t.Errorf("with one system chosen twice the pair reads %q, want a request for two different systems", got)
 	}
 }

@@ -20,6 +20,8 @@ import (
 // boardRecord is one system on a board, as the downloads give it.
 type boardRecord struct {
 	Rank          *int     `json:"rank"` // null for a reference row
+	RankLow       *int     `json:"rank_ci95_low"`
+	RankHigh      *int     `json:"rank_ci95_high"`
 	Reference     bool     `json:"reference"`
 	System        string   `json:"system"`
 	Slug          string   `json:"slug"`
@@ -54,7 +56,7 @@ type boardRecord struct {
 }
 
 // boardColumns are the CSV header, in boardRecord's order.
-var boardColumns = []string{"rank", "reference", "system", "slug", "scaffold", "model", "organisations",
+var boardColumns = []string{"rank", "rank_ci95_low", "rank_ci95_high", "reference", "system", "slug", "scaffold", "model", "organisations",
 	"resolved_pct", "resolved_ci95_low", "resolved_ci95_high", "passed_pct",
 	"l1_resolved_pct", "l1_passed_pct", "l2_resolved_pct", "l2_passed_pct", "fv_pct", "rt_pct", "file_pct",
 	"tokens_in", "tokens_out", "cost_per_instance", "results_with_tokens", "results_with_cost",
@@ -101,6 +103,10 @@ func records(v *templates.Board, absolute func(string) string) []boardRecord {
 			rank := r.Rank
 			rec.Rank = &rank
 		}
+		if r.RankHi > 0 {
+			lo, hi := r.RankLo, r.RankHi
+			rec.RankLow, rec.RankHigh = &lo, &hi
+		}
 		if r.HasCI {
 			lo, hi := r.ResolvedLo, r.ResolvedHi
 			rec.ResolvedLow, rec.ResolvedHigh = &lo, &hi
@@ -142,7 +148,7 @@ func boardCSV(v *templates.Board, absolute func(string) string) ([]byte, error) 
 		return strconv.Itoa(*p)
 	}
 	for _, r := range records(v, absolute) {
-		row := []string{i(r.Rank), strconv.FormatBool(r.Reference), text(r.System), text(r.Slug), text(r.Scaffold), text(r.Model),
+		row := []string{i(r.Rank), i(r.RankLow), i(r.RankHigh), strconv.FormatBool(r.Reference), text(r.System), text(r.Slug), text(r.Scaffold), text(r.Model),
 			text(strings.Join(r.Organisations, "; ")),
 			f(r.Resolved), f(r.ResolvedLow), f(r.ResolvedHigh), f(r.Passed),
 			f(r.L1Resolved), f(r.L1Passed), f(r.L2Resolved), f(r.L2Passed), f(r.FV), f(r.RT), f(r.File),

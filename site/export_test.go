@@ -23,7 +23,3 @@ var ListenAddr = listenAddr
 
 // FeedURL is templates.Site.FeedURL for the options.
 func FeedURL(opts Options) string { return feedURL(opts.Config) }
-
-// HighlightClasses are the CSS classes of every token type the highlighter
-// writes, for the browser's contrast check.
-func HighlightClasses() []string { return highlightClasses() }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/markup"
 )
 
 //go:embed assets/style.css assets/site.js assets/theme.js assets/favicon.svg
@@ -21,9 +22,9 @@ func (b *builder) writeAssets(out *output, lib *chartLib) error {
 	if err != nil {
 		return err
 	}
-	hl, err := highlightCSS()
+	hl, err := markup.CSS()
 	if err != nil {
-		return err
+		return fmt.Errorf("highlight stylesheet: %w", err)
 	}
 	if err := out.write("assets/style.css", append(append(css, '\n'), hl...)); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/markup"
 	"github.com/featbench/featbench/templates"
 )
 
@@ -61,6 +62,7 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 		Splits:     strings.Join(f.splits[in.InstanceID], ", "),
 		Difficulty: f.difficulty(in.InstanceID),
+		Unsolved:   f.solved(in.InstanceID).Unsolved(),
 	}
 	if r := ds.Repository(in.Repo); r != nil && r.URL != "" {
 		p.RepoURL = r.URL
@@ -100,7 +102,7 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 // of its statement and patches.
 func (b *builder) instanceOwn(p *templates.InstancePage, in *bench.Instance) {
 	p.ID, p.Repo, p.Level, p.BaseCommit, p.ImageName, p.Created = in.InstanceID, in.Repo, in.Level, in.BaseCommit, in.ImageName, in.CreatedAt
-	p.PatchFiles, p.TestFiles = DiffFiles(in.Patch), DiffFiles(in.TestPatch)
+	p.PatchFiles, p.TestFiles = markup.DiffFiles(in.Patch), markup.DiffFiles(in.TestPatch)
 	p.FailToPass, p.PassToPass, p.TopObjects = in.FailToPass, in.PassToPass, in.TopObjects
 	p.Stats = []templates.Stat{
 		{Label: "Lines", Value: intCell(in.Lines)}, {Label: "Files", Value: intCell(in.Files)},

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -69,6 +70,11 @@ type board struct {
 	ds      *bench.Dataset
 	split   string
 	entries []*entry
+	// ranged: the ranked rows carry bootstrap ranges of their ranks
+	// (Row.RankLo, RankHi); reported is how many ranked systems have only
+	// reported aggregates, which rule ranges out.
+	ranged   bool
+	reported int
 }
 
 // ranked returns the board's ranked entries, best first.
@@ -89,14 +95,18 @@ type model struct {
 	boards []*board // by dataset, then split in manifest order
 }
 
-func newModel(data *bench.Data, u urls) *model {
+func newModel(data *bench.Data, u urls) (*model, error) {
 	m := &model{data: data, u: u}
 	for _, ds := range data.Datasets {
 		for _, sp := range ds.Splits {
-			m.boards = append(m.boards, m.newBoard(ds, sp.Name))
+			b, err := m.newBoard(ds, sp.Name)
+			if err != nil {
+				return nil, err
+			}
+			m.boards = append(m.boards, b)
 		}
 	}
-	return m
+	return m, nil
 }
 
 func (m *model) board(ds *bench.Dataset, split string) *board {
@@ -117,7 +127,7 @@ func rankKeys(ds *bench.Dataset, r templates.Row) (first, second float64) {
 	return r.Resolved.Sort, r.Passed.Sort
 }
 
-func (m *model) newBoard(ds *bench.Dataset, split string) *board {
+func (m *model) newBoard(ds *bench.Dataset, split string) (*board, error) {
 	b := &board{ds: ds, split: split}
 	instances := ds.SplitInstances(split)
 	byLevel := map[int][]*bench.Instance{}
@@ -180,7 +190,60 @@ func (m *model) newBoard(ds *bench.Dataset, split string) *board {
 		}
 		prev = e
 	}
-	return b
+	if err := b.rankRanges(instances); err != nil {
+		return nil, fmt.Errorf("ranking %s %s: %w", ds.Key(), split, err)
+	}
+	return b, nil
+}
+
+// rankRanges gives every ranked row the range of ranks its per-instance
+// results are consistent with (metrics.RankRanges over the dataset's
+// ranking figure). A board with a system that has only reported
+// aggregates gets none: its figures cannot be resampled.
+func (b *board) rankRanges(instances []*bench.Instance) error {
+	ranked := b.ranked()
+	for _, e := range ranked {
+		if !e.sub.PerInstance() {
+			b.reported++
+		}
+	}
+	if len(ranked) == 0 || b.reported > 0 {
+		return nil
+	}
+	passed := b.ds.Ranking() == bench.RankPassed
+	scores := make([][]float64, len(ranked))
+	for s, e := range ranked {
+		row := make([]float64, len(instances))
+		for i, in := range instances {
+			switch r := e.sub.ResultOf(in); {
+			case r == nil:
+			case passed:
+				row[i] = metrics.PassedFraction(in, r)
+			case r.Resolved:
+				row[i] = 1
+			}
+		}
+		scores[s] = row
+	}
+	ranges, err := metrics.RankRanges(scores, metrics.RankResamples, metrics.RankSeed, metrics.RankLevel)
+	if err != nil {
+		return err
+	}
+	for s, e := range ranked {
+		// The range holds the rank shown, which the second figure may
+		// have settled where the first was tied.
+		e.row.RankLo = min(ranges[s].Lo, e.row.Rank)
+		e.row.RankHi = max(ranges[s].Hi, e.row.Rank)
+	}
+	for _, e := range ranked {
+		for _, o := range ranked {
+			if o != e && e.row.RankLo <= o.row.RankHi && o.row.RankLo <= e.row.RankHi {
+				e.row.Tied++
+			}
+		}
+	}
+	b.ranged = true
+	return nil
 }
 
 // rankMissing reports whether the row lacks the dataset's ranking figure.
@@ -285,6 +348,9 @@ func (m *model) view(b *board, id string) *templates.Board {
 	v := &templates.Board{
 		ID:         id,
 		RankBy:     b.ds.Ranking(),
+		RankRanges: b.ranged,
+		Resamples:  metrics.RankResamples,
+		Reported:   b.reported,
 		Dataset:    b.ds.DisplayName(),
 		DatasetURL: m.u.dataset(b.ds),
 		Split:      b.split,

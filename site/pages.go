@@ -281,15 +281,20 @@ func (b *builder) facts(ds *bench.Dataset) *instanceFacts {
 	return f
 }
 
+// solved is how many ranked systems were evaluated on the instance and
+// resolved it.
+func (f *instanceFacts) solved(id string) metrics.Solved {
+	return metrics.Solved{By: f.resolved[id], Of: f.evaluated[id]}
+}
+
 // difficulty is the share of evaluated systems that resolved the instance.
 func (f *instanceFacts) difficulty(id string) templates.Cell {
-	n := f.evaluated[id]
-	if n == 0 {
+	s := f.solved(id)
+	rate, ok := s.Share()
+	if !ok {
 		return missing()
 	}
-	k := f.resolved[id]
-	rate := float64(k) / float64(n)
-	return templates.Cell{Text: fmt.Sprintf("%d of %d systems (%.0f%%)", k, n, rate*100), Sort: rate}
+	return templates.Cell{Text: fmt.Sprintf("%d of %d systems (%.0f%%)", s.By, s.Of, rate*100), Sort: rate}
 }
 
 func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
@@ -356,6 +361,13 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 			Lines: intCell(in.Lines), F2P: len(in.FailToPass), Splits: strings.Join(f.splits[in.InstanceID], ", "),
 			Difficulty: f.difficulty(in.InstanceID),
 		})
+		s := f.solved(in.InstanceID)
+		if s.Of > 0 {
+			d.Evaluated++
+		}
+		if s.Unsolved() {
+			d.Unsolved = append(d.Unsolved, templates.Link{Title: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID)})
+		}
 	}
 	return templates.DatasetVersionPage(d)
 }
@@ -397,6 +409,7 @@ func (b *builder) reposPage(ds *bench.Dataset) templ.Component {
 		Dataset: ds.DisplayName(), DatasetURL: b.m.u.dataset(ds),
 	}
 	r.Stats = b.repoStats(ds)
+	r.Difficulty = b.repoDifficulty(ds)
 	for _, split := range b.splitsDefaultFirst(ds) {
 		bd := b.m.board(ds, split)
 		if len(bd.entries) == 0 {
@@ -484,6 +497,64 @@ func (b *builder) repoGrids(bd *board) templates.RepoSplit {
 		}
 	}
 	return sec
+}
+
+// repoDifficulty is, per repository, how many ranked systems solve each
+// of its instances, hardest first; nil when no ranked system has
+// per-instance results on the dataset.
+func (b *builder) repoDifficulty(ds *bench.Dataset) []templates.RepoDifficulty {
+	f := b.facts(ds)
+	byRepo := map[string][]*bench.Instance{}
+	evaluated := false
+	for _, in := range ds.Instances {
+		byRepo[in.Repo] = append(byRepo[in.Repo], in)
+		evaluated = evaluated || f.evaluated[in.InstanceID] > 0
+	}
+	if !evaluated {
+		return nil
+	}
+	var out []templates.RepoDifficulty
+	for _, repo := range ds.Repos {
+		ins := byRepo[repo.Name]
+		if len(ins) == 0 {
+			continue
+		}
+		solved := make([]metrics.Solved, len(ins))
+		for i, in := range ins {
+			solved[i] = f.solved(in.InstanceID)
+		}
+		sum := metrics.Difficulties(solved)
+		rd := templates.RepoDifficulty{
+			Repo: repo.Name, Instances: sum.Instances, Evaluated: sum.Evaluated,
+			None: sum.None, Some: sum.Some, All: sum.All, Mean: missing(),
+		}
+		if sum.Evaluated > 0 {
+			rd.Mean = pctCell(sum.MeanShare, 0)
+		}
+		order := make([]int, len(ins))
+		for i := range order {
+			order[i] = i
+		}
+		// Hardest first: the smallest share solving, instances no system
+		// was evaluated on last; the dataset's order within a share.
+		sort.SliceStable(order, func(x, y int) bool {
+			sx, okx := solved[order[x]].Share()
+			sy, oky := solved[order[y]].Share()
+			if okx != oky {
+				return okx
+			}
+			return sx < sy
+		})
+		for _, i := range order {
+			s, cell := solved[i], missing()
+			if s.Of > 0 {
+				cell = templates.Cell{Text: strconv.Itoa(s.By) + " of " + strconv.Itoa(s.Of), Sort: float64(s.By) / float64(s.Of)}
+			}
+			rd.Rows = append(rd.Rows, templates.InstanceSolved{ID: ins[i].InstanceID, URL: b.m.u.instance(ds, ins[i].InstanceID), Solved: cell})
+		}
+		out = append(out, rd)
+	}
+	return out
 }
 
 // repoStats is the gold statistics per repository: computed from the
@@ -605,63 +676,6 @@ func (b *builder) systems(ds *bench.Dataset) map[string][]*entry {
 		}
 	}
 	return out
-}
-
-// comparePage lines a split's systems with per-instance results up,
-// instance by instance. The page carries the outcomes compactly, a
-// character per instance and system, and site.js draws a page of rows at
-// a time.
-func (b *builder) comparePage(bd *board) templ.Component {
-	ds := bd.ds
-	u := b.m.u
-	c := &templates.ComparePage{
-		Page: b.frame(u.compare(ds, bd.split), ds, "Compare systems on "+ds.DisplayName()+" "+bd.split, "Instance-by-instance comparison of systems.",
-			templates.Link{Title: "Home", URL: u.base},
-			templates.Link{Title: ds.DisplayName(), URL: u.dataset(ds)},
-			templates.Link{Title: "Compare " + bd.split}),
-		Dataset: ds.DisplayName(), DatasetURL: u.dataset(ds), Split: bd.split,
-	}
-	ins := ds.SplitInstances(bd.split)
-	c.Instances = len(ins)
-	d := &c.Data
-	d.Base = u.dataset(ds) + "instances/"
-	d.IDs = make([]string, len(ins))
-	d.Repo = make([]int, len(ins))
-	d.Level = make([]int, len(ins))
-	repoIdx := map[string]int{}
-	for i, in := range ins {
-		d.IDs[i] = in.InstanceID
-		k, ok := repoIdx[in.Repo]
-		if !ok {
-			k = len(d.Repos)
-			repoIdx[in.Repo] = k
-			d.Repos = append(d.Repos, in.Repo)
-		}
-		d.Repo[i], d.Level[i] = k, in.Level
-	}
-	for _, e := range bd.entries {
-		if !e.sub.PerInstance() {
-			continue
-		}
-		sys := templates.CompareSystem{
-			Slug: e.sub.Slug, Name: e.sub.Name, URL: u.system(ds, e.sub.Slug), Resolved: e.score.Resolved, Ref: e.ref(),
-		}
-		c.Systems = append(c.Systems, sys)
-		out := make([]byte, len(ins))
-		for i, in := range ins {
-			switch r := e.sub.ResultOf(in); {
-			case r == nil:
-				out[i] = '.'
-			case r.Resolved:
-				out[i] = 'y'
-			default:
-				out[i] = 'n'
-			}
-		}
-		d.Outcomes = append(d.Outcomes, string(out))
-	}
-	d.Systems = c.Systems
-	return templates.ComparePageView(c)
 }
 
 func round(v float64, decimals int) float64 {

@@ -1,7 +1,8 @@
 // Package site renders data/ into the static benchmark site: leaderboards,
 // dataset, repository, system and instance pages, charts, downloads, feed
-// and sitemap. It reads data only through the bench package and lays pages
-// out only through the templates package.
+// and sitemap. It reads data only through the bench package, lays pages
+// out only through the templates package and turns statements and patches
+// into HTML only through the markup package.
 package site
 
 import (
@@ -25,6 +26,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/markup"
 	"github.com/featbench/featbench/templates"
 )
 
@@ -89,13 +91,20 @@ func Check(ctx context.Context, opts Options) (*bench.Data, error) {
 	return bench.Load(ctx, opts.dataDir())
 }
 
+// textRenderer is what instance pages need of markup: statements and
+// patches as HTML. Safe for concurrent use: pages render on every CPU.
+type textRenderer interface {
+	Markdown(src string) (string, error)
+	Diff(src string) string
+}
+
 // builder holds one build's state.
 type builder struct {
 	key       string // programKey: part of every page's key
 	cfg       config.Site
 	data      *bench.Data
 	m         *model
-	mk        *markup
+	mk        textRenderer
 	site      *templates.Site
 	factCache map[*bench.Dataset]*instanceFacts
 }
@@ -159,12 +168,16 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}()
 
 	base := opts.Config.BasePath()
+	m, err := newModel(data, urls{base: base})
+	if err != nil {
+		return rep, err
+	}
 	b := &builder{
 		key:       prog,
 		cfg:       opts.Config,
 		data:      data,
-		m:         newModel(data, urls{base: base}),
-		mk:        newMarkup(),
+		m:         m,
+		mk:        markup.New(),
 		factCache: map[*bench.Dataset]*instanceFacts{},
 	}
 	b.site = &templates.Site{
@@ -372,7 +385,8 @@ func (b *builder) pages() []page {
 		for _, e := range bd.entries {
 			if e.sub.PerInstance() {
 				ps = append(ps, page{url: u.compare(bd.ds, bd.split), html: true, render: func() (templ.Component, []byte, error) {
-					return b.comparePage(bd), nil, nil
+					comp, err := b.comparePage(bd)
+					return comp, nil, err
 				}})
 				break
 			}

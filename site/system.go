@@ -57,7 +57,7 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 		s.Checked = s.Checked || e.sub.Checked
 		sp := templates.SystemSplit{
 			Split: e.sub.Split, BoardURL: u.board(ds, e.sub.Split), Date: r.Date,
-			Rank: r.Rank, Of: len(bd.ranked()), Resolved: r.Resolved, Passed: r.Passed,
+			Rank: r.Rank, RankLo: r.RankLo, RankHi: r.RankHi, Of: len(bd.ranked()), Resolved: r.Resolved, Passed: r.Passed,
 			TokensIn: r.TokensIn, TokensOut: r.TokensOut, TokensN: r.TokensN, Cost: r.Cost, CostN: r.CostN,
 			Instances:  ds.SplitSize(e.sub.Split),
 			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,

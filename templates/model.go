@@ -115,6 +115,11 @@ type Board struct {
 	HasCost    bool
 	HasCI      bool
 	HasEval    bool // FeatBench's FV, RT and File% columns (per-instance results)
+	// RankRanges: every ranked row has the 95% bootstrap range of its
+	// rank (Row.RankLo, RankHi), from Resamples resamples of instances.
+	RankRanges bool
+	Resamples  int
+	Reported   int // ranked systems with only reported aggregates: no ranges
 	Tags       []string
 	Rows       []Row // ranked systems, best first
 	References []Row // reference rows (gold, empty): shown apart, not ranked
@@ -139,6 +144,9 @@ type Org struct {
 // Row is one system on a leaderboard.
 type Row struct {
 	Rank          int // 0 for a reference row
+	RankLo        int // 95% bootstrap range of the rank; 0 when none
+	RankHi        int
+	Tied          int // other ranked systems whose ranges overlap this one's
 	Reference     bool
 	Name          string
 	Slug          string
@@ -214,6 +222,11 @@ type DatasetPage struct {
 	Citation    string // BibTeX, empty when the manifest gives none
 	Collection  *CollectionInfo
 	Instances   []InstanceRow
+	// The instances no ranked system solves, of Evaluated instances some
+	// ranked system has per-instance results on (reference rows are not
+	// counted).
+	Unsolved  []Link
+	Evaluated int
 }
 
 // CollectionInfo says how cmd/collect built a dataset version, from its
@@ -282,7 +295,25 @@ type ReposPage struct {
 	Dataset    string
 	DatasetURL string
 	Stats      RepoStatsTable
+	Difficulty []RepoDifficulty // per repository, when a ranked system has per-instance results
 	Splits     []RepoSplit
+}
+
+// RepoDifficulty is how many ranked systems solve each of a repository's
+// instances.
+type RepoDifficulty struct {
+	Repo                 string
+	Instances, Evaluated int
+	None, Some, All      int              // evaluated instances solved by no ranked system, some, every one
+	Mean                 Cell             // mean % of the evaluated systems solving an instance
+	Rows                 []InstanceSolved // hardest first
+}
+
+// InstanceSolved is one instance with how many systems solve it.
+type InstanceSolved struct {
+	ID     string
+	URL    string
+	Solved Cell // "2 of 5"; missing when no ranked system was evaluated on it
 }
 
 // RepoSplit is one split's section of the per-repository page.
@@ -389,6 +420,8 @@ type SystemSplit struct {
 	BoardURL     string
 	Date         string
 	Rank         int // 0: a reference row, not ranked
+	RankLo       int // 95% bootstrap range of the rank; 0 when none
+	RankHi       int
 	Of           int
 	Resolved     Cell
 	Passed       Cell
@@ -491,6 +524,7 @@ type InstancePage struct {
 	Stats        []Stat
 	TopObjects   []string
 	Difficulty   Cell
+	Unsolved     bool // ranked systems were evaluated on it and none resolved it
 	Systems      []InstanceSystem
 	FlagLegend   []Flag    // the integrity flags Systems show, explained under them
 	RepoURL      string    // the repository's source, when the manifest gives it
@@ -557,7 +591,8 @@ type ChartTable struct {
 
 // ComparePage lines systems up instance by instance. The table is drawn
 // by site.js from Data, a page of rows at a time: a split has thousands of
-// instances and dozens of systems.
+// instances and dozens of systems. Pairs and Attempts are drawn without
+// script; site.js pairs any two systems from Data.Pairs.
 type ComparePage struct {
 	Page
 	Dataset    string
@@ -565,7 +600,34 @@ type ComparePage struct {
 	Split      string
 	Instances  int
 	Systems    []CompareSystem
+	Neighbours []ComparePair     // each ranked system against the next one down
+	Attempts   []CompareAttempts // systems with several attempts per instance
 	Data       CompareData
+}
+
+// ComparePair is two systems on the instances both made a prediction
+// for: who resolved which, and the exact McNemar test on where they
+// differ.
+type ComparePair struct {
+	A, B                                CompareSystem
+	RankA, RankB                        int
+	Both, OnlyA, OnlyB, Neither, Shared int
+	P                                   string // the p-value as printed
+}
+
+// CompareAttempts is a system's several attempts per instance: pass@k's
+// unbiased estimate for k up to the attempts every result has, and how
+// the attempts spread.
+type CompareAttempts struct {
+	System    CompareSystem
+	K         int
+	PassAt    []Cell // pass@1 … pass@K, in percent
+	All       int    // instances resolved by every attempt
+	Some      int    // by some but not every attempt
+	None      int    // by none, or not predicted
+	Mean      Cell   // one attempt's % resolved (pass@1)
+	SD        Cell   // its standard deviation across attempts, in points
+	Instances int
 }
 
 // CompareSystem is a system that can be compared.
@@ -586,6 +648,20 @@ type CompareData struct {
 	Level    []int           `json:"level"` // per instance
 	Systems  []CompareSystem `json:"systems"`
 	Outcomes []string        `json:"outcomes"` // per system, a character per instance: y resolved, n not, . no prediction
+	// Pairs holds every two systems i < j, in the order (0,1), (0,2), …,
+	// (1,2), …: site.js shows the pair the reader picks.
+	Pairs []PairData `json:"pairs"`
+	// First and Second are the pair shown first: the two best ranked
+	// systems, indexes into Systems.
+	First  int `json:"first"`
+	Second int `json:"second"`
+}
+
+// PairData is a pair of systems as site.js reads it.
+type PairData struct {
+	N   [4]int `json:"n"`             // both resolved, only the first, only the second, neither
+	P   string `json:"p"`             // exact McNemar p-value as printed
+	Low bool   `json:"low,omitempty"` // p < 0.05
 }
 
 // NotFound is the 404 page.

@@ -238,13 +238,20 @@
   // page of rows at a time: a split can have thousands of instances and
   // dozens of systems, too many cells for the browser to lay out at once.
   var PAGE_ROWS = 100;
-  var cmp = null;
+  var cmp = null, cmpData = null;
+  // compareData is the compare view's embedded data, read once.
+  function compareData() {
+    if (!cmpData) {
+      var src = document.getElementById("compare-data");
+      if (src) cmpData = JSON.parse(src.textContent);
+    }
+    return cmpData;
+  }
   function compareState() {
     if (cmp) return cmp;
-    var el = document.getElementById("compare-data");
     var p = params();
     cmp = {
-      data: JSON.parse(el.textContent),
+      data: compareData(),
       page: Math.max(0, (parseInt(p.get("page"), 10) || 1) - 1),
       key: p.get("sort") || "",
       dir: p.get("dir") === "desc" ? "desc" : "asc",
@@ -422,6 +429,93 @@
     if (window.performance && performance.mark) performance.mark("filters-ready");
   }
 
+  // ---- paired comparison ----------------------------------------------------
+  // Two systems the reader picks, on the instances both made a prediction
+  // for. The counts and the p-value come with the page, computed by the
+  // build for every pair; the instances where the two differ are read
+  // from the outcomes. The pair lives in the URL as a and b.
+  function initPair() {
+    var form = document.querySelector("form[data-pair]");
+    var out = document.getElementById("pair-result");
+    var d = compareData();
+    if (!form || !out || !d || d.systems.length < 2) return;
+    var bySlug = {};
+    d.systems.forEach(function (s, i) { bySlug[s.slug] = i; });
+    var p = params();
+    var a = bySlug[p.get("a")], b = bySlug[p.get("b")];
+    form.elements.a.value = d.systems[a !== undefined ? a : d.first].slug;
+    form.elements.b.value = d.systems[b !== undefined ? b : d.second].slug;
+    form.hidden = false;
+    function run(save) {
+      drawPair(out, d, bySlug[form.elements.a.value], bySlug[form.elements.b.value]);
+      if (save) {
+        var q = params();
+        q.set("a", form.elements.a.value);
+        q.set("b", form.elements.b.value);
+        saveParams(q);
+      }
+    }
+    form.addEventListener("change", function () { run(true); });
+    form.addEventListener("submit", function (ev) { ev.preventDefault(); });
+    run(false);
+  }
+
+  function drawPair(out, d, i, j) {
+    while (out.firstChild) out.removeChild(out.firstChild);
+    if (i === j) {
+      out.appendChild(el("p", { "class": "compare-hint" }, "Choose two different systems."));
+      return;
+    }
+    var A = d.systems[i], B = d.systems[j];
+    // Pairs are stored once, the lower index first.
+    var lo = Math.min(i, j), hi = Math.max(i, j), n = d.systems.length;
+    var pr = d.pairs[lo * n - lo * (lo + 1) / 2 + (hi - lo - 1)];
+    var both = pr.n[0], neither = pr.n[3];
+    var onlyA = i === lo ? pr.n[1] : pr.n[2], onlyB = i === lo ? pr.n[2] : pr.n[1];
+    var shared = both + onlyA + onlyB + neither, left = d.ids.length - shared;
+    out.appendChild(el("p", {}, A.name + " and " + B.name + " both made a prediction for " + shared + " of the " +
+      d.ids.length + " instances" + (left ? "; the other " + left + " are left out." : ".")));
+
+    var counts = el("dl", { "class": "pair-counts", id: "pair-counts" });
+    [["Both resolved", both, "both"], ["Only " + A.name, onlyA, "only-a"], ["Only " + B.name, onlyB, "only-b"],
+      ["Neither", neither, "neither"]].forEach(function (c) {
+      var item = el("div");
+      item.appendChild(el("dt", {}, c[0]));
+      item.appendChild(el("dd", { "data-cell": c[2] }, String(c[1])));
+      counts.appendChild(item);
+    });
+    out.appendChild(counts);
+
+    var differ = onlyA + onlyB;
+    var test = differ === 0 ? "They resolved the same shared instances: there is no difference to test."
+      : "Exact McNemar test on the " + differ + " instances where they differ: p " + (pr.p.charAt(0) === "<" ? "" : "= ") + pr.p +
+        " (two-sided). " + (pr.low
+          ? "If the two were equally good, a split at least this uneven would happen less than 5% of the time."
+          : "A split at least this uneven is common between equally good systems: these instances do not tell them apart.");
+    out.appendChild(el("p", { "class": "pair-test" }, test));
+
+    // The instances where they differ, each linked to its page.
+    var only = [[], []], oa = d.outcomes[i], ob = d.outcomes[j];
+    for (var k = 0; k < d.ids.length; k++) {
+      var x = oa.charAt(k), y = ob.charAt(k);
+      if (x === "." || y === "." || x === y) continue;
+      only[x === "y" ? 0 : 1].push(k);
+    }
+    [[A, only[0], "only-a"], [B, only[1], "only-b"]].forEach(function (g) {
+      var det = el("details", { "class": "pair-list", "data-list": g[2] });
+      if (g[1].length && g[1].length <= 50) det.open = true;
+      det.appendChild(el("summary", {}, "Resolved by " + g[0].name + " only: " + g[1].length + (g[1].length === 1 ? " instance" : " instances")));
+      var ul = el("ul", { "class": "id-list" });
+      g[1].forEach(function (k) {
+        var li = el("li");
+        li.appendChild(el("a", { href: d.base + d.ids[k] + "/" }, d.ids[k]));
+        ul.appendChild(li);
+      });
+      det.appendChild(ul);
+      out.appendChild(det);
+    });
+  }
+
   // ---- charts --------------------------------------------------------------
   var charts = [];
   // The chart's box is hidden and its data table open until the chart has
@@ -487,6 +581,7 @@
       if (mq.addEventListener) mq.addEventListener("change", function () { if (!root.getAttribute("data-theme")) drawCharts(); });
     }
     initCopy();
+    initPair();
     drawCharts();
     window.addEventListener("resize", function () { charts.forEach(function (c) { c.resize(); }); });
   }

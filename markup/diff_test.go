@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // A line that is exactly "--- " or "+++ ", or a removed "-- x" or added
 // "++ x" inside a hunk, is read as git reads it and panics nothing.
 func TestDiffHeaderLikeLines(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	cases := []struct {
 		name, patch string
 		files       []string
@@ -76,7 +76,7 @@ func TestDiffFiles(t *testing.T) {
 // and the new side each as one text (a docstring across lines stays a
 // string), inside the line classes.
 func TestDiffHighlighting(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	patch := "diff --git a/pkg/a.py b/pkg/a.py\n--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1,6 +1,7 @@\n" +
 		" import os\n" +
 		" def f(x):\n" +
@@ -110,7 +110,7 @@ func TestDiffHighlighting(t *testing.T) {
 // A patch spends at most the highlighting budget: a huge one is marked
 // line by line, unhighlighted beyond it, and renders in reasonable time.
 func TestDiffHighlightBudget(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	var b strings.Builder
 	b.WriteString("--- a/x.py\n+++ b/x.py\n@@ -0,0 +1,100000 @@\n")
 	for i := range 100000 {
@@ -208,7 +208,7 @@ func FuzzDiff(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	m := newMarkup()
+	m := New()
 	f.Fuzz(func(t *testing.T, patch string) {
 		DiffFiles(patch)
 		checkDiffHTML(t, "input", patch, m.Diff(patch))

@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"bytes"
@@ -233,7 +233,7 @@ func checkStatementBlocks(t *testing.T, p *pyFast, path string) int {
 // and folded to ASCII without carriage returns, the text the fast path
 // takes (random bytes are mostly non-ASCII, which it declines).
 //
-//	go test ./site -run '^$' -fuzz FuzzPyFast -fuzztime 5m
+//	go test ./markup -run '^$' -fuzz FuzzPyFast -fuzztime 5m
 func FuzzPyFast(f *testing.F) {
 	// Seeds of a few kilobytes at most: chroma takes seconds on the long
 	// ones, and the fuzzer would spend its time there.
@@ -379,7 +379,7 @@ func TestSyntheticStatementsSameAsChroma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMarkup()
+	m := New()
 	ref := goldmark.New(
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(

@@ -1,4 +1,8 @@
-package site
+// Package markup renders what an instance page shows as text: problem
+// statements (markdown, with fenced code highlighted) and patches (unified
+// diffs, highlighted file by file), and the stylesheet of the highlighting.
+// It knows nothing of pages; the site package assembles them.
+package markup
 
 import (
 	"bufio"
@@ -21,18 +25,19 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// markup renders problem statements and patches to HTML. Markdown raw HTML
-// is never rendered (goldmark's default omits it), images are never
+// Renderer renders problem statements and patches to HTML. Markdown raw
+// HTML is never rendered (goldmark's default omits it), images are never
 // loaded, and code is highlighted with CSS classes so that the light and
-// dark themes both apply.
-type markup struct {
+// dark themes both apply. One Renderer is safe for concurrent use.
+type Renderer struct {
 	md goldmark.Markdown
 	hl *highlighter // nil: diffs are not highlighted
 }
 
-func newMarkup() *markup {
+// New returns a Renderer with every lexer and word table ready.
+func New() *Renderer {
 	hl := newHighlighter()
-	return &markup{
+	return &Renderer{
 		hl: hl,
 		md: goldmark.New(
 			goldmark.WithExtensions(extension.Table, extension.Strikethrough),
@@ -50,7 +55,7 @@ func newMarkup() *markup {
 
 // Markdown renders markdown to safe HTML; markdown beyond what goldmark
 // renders in reasonable time (markdownBounds) is shown as plain text.
-func (m *markup) Markdown(src string) (string, error) {
+func (m *Renderer) Markdown(src string) (string, error) {
 	if why := markdownBounds(src); why != "" {
 		return plainStatement(src, why), nil
 	}

@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"fmt"
@@ -76,9 +76,9 @@ func highlightTypes() []chroma.TokenType {
 	return types
 }
 
-// highlightClasses lists the CSS class of every token type the highlighter
-// can emit, each of which highlightCSS colours in both themes.
-func highlightClasses() []string {
+// Classes lists the CSS class of every token type the highlighter
+// can emit, each of which CSS colours in both themes.
+func Classes() []string {
 	var classes []string
 	for _, t := range highlightTypes() {
 		classes = append(classes, chroma.StandardTypes[t])
@@ -122,14 +122,14 @@ func (th codeTheme) backgrounds(bg chroma.Colour) []chroma.Colour {
 	return []chroma.Colour{th.bg, th.lines[chroma.GenericInserted].Background, th.lines[chroma.GenericDeleted].Background}
 }
 
-// highlightCSS is the stylesheet for highlighted code: the light theme, and
+// CSS is the stylesheet for highlighted code: the light theme, and
 // the dark one applied by the reader's preference or the theme toggle.
 // Each theme sets every token class's colour (and the weight, slant,
 // underline and background that either theme sets, so that nothing of one
 // theme survives into the other), every colour at least minContrast
 // against the backgrounds it is drawn on, and the code background itself:
 // chroma's styles would draw code on the page's own background.
-func highlightCSS() (string, error) {
+func CSS() (string, error) {
 	themes := codeThemes()
 	for _, th := range themes {
 		if th.style == nil {
@@ -141,7 +141,7 @@ func highlightCSS() (string, error) {
 	// and the diff's pre elements whatever their class.
 	codeBackground := []string{".chroma", ".statement pre", ".diff pre", "pre.statement-plain"}
 	var b strings.Builder
-	b.WriteString("/* code highlighting: chroma's github and github-dark styles, each colour at least 4.5:1 against the code background (generated, site/markup_css.go) */\n")
+	b.WriteString("/* code highlighting: chroma's github and github-dark styles, each colour at least 4.5:1 against the code background (generated, markup/markup_css.go) */\n")
 	b.WriteString(".chroma { -webkit-text-size-adjust: none; }\n")
 	b.WriteString(".chroma .line { display: flex; }\n")
 	// A diff line's tint spans the whole width, also when scrolled.

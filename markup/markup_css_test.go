@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"regexp"
@@ -89,7 +89,7 @@ func themeStyles(rules []cssRule, media []string, scope, condition string) map[s
 // on (or against its own background), and code keeps its background in
 // both themes.
 func TestHighlightCSSContrast(t *testing.T) {
-	css, err := highlightCSS()
+	css, err := CSS()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +107,9 @@ func TestHighlightCSSContrast(t *testing.T) {
 			themeStyles(rules, media, `:root[data-theme="dark"] `, ""),
 		}, "#161b22"},
 	}
-	classes := highlightClasses()
+	classes := Classes()
 	if len(classes) < 70 {
-		t.Fatalf("highlightClasses lists %d classes, want chroma's every token class", len(classes))
+		t.Fatalf("Classes lists %d classes, want chroma's every token class", len(classes))
 	}
 	for _, th := range themes {
 		for _, styles := range th.styles {

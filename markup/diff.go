@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"strconv"
@@ -262,7 +262,7 @@ func DiffFiles(patch string) []string {
 // cut back into lines. Highlighting takes pyFast's time only (patchTokens),
 // and a patch's words at most highlightTokens; beyond, lines are only
 // marked.
-func (m *markup) Diff(src string) string {
+func (m *Renderer) Diff(src string) string {
 	lines, files := parseDiff(src, true)
 	var b strings.Builder
 	if m.hl != nil {

@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 // build benchmark's 4,000 synthetic instances, without the rest of a
 // build's work and its file system's noise:
 //
-//	go test ./site -run '^$' -bench InstanceMarkup -benchtime 5x
+//	go test ./markup -run '^$' -bench InstanceMarkup -benchtime 5x
 func BenchmarkInstanceMarkup(b *testing.B) {
 	type instance struct {
 		Statement string `json:"problem_statement"`
@@ -51,7 +51,7 @@ func BenchmarkInstanceMarkup(b *testing.B) {
 	if len(instances) == 0 {
 		b.Fatal("no instances generated")
 	}
-	m := newMarkup()
+	m := New()
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, in := range instances {

@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 // Fenced code is highlighted when chroma knows the language and shown as
 // escaped text when it does not; either way nothing in it becomes markup.
 func TestCodeBlocks(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	cases := []struct {
 		name, src string
 		want      []string
@@ -49,7 +49,7 @@ func TestCodeBlocks(t *testing.T) {
 
 // Diff marks each line by its kind and escapes its text.
 func TestDiff(t *testing.T) {
-	got := (&markup{}).Diff("diff --git a/x b/x\n@@ -1 +1 @@\n-old <a>\n+new\n same\n")
+	got := (&Renderer{}).Diff("diff --git a/x b/x\n@@ -1 +1 @@\n-old <a>\n+new\n same\n")
 	want := `<pre class="chroma"><code><span class="gh">diff --git a/x b/x</span>` + "\n" +
 		`<span class="gu">@@ -1 +1 @@</span>` + "\n" +
 		`<span class="gd">-old &lt;a&gt;</span>` + "\n" +
@@ -64,7 +64,7 @@ func TestDiff(t *testing.T) {
 // statement" (an h2): h1 becomes h3, and so on down to h6. None gets an
 // id, which could clash with the page's own.
 func TestStatementHeadings(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	src := "# One\n\n## Two\n\n### Three\n\n#### Four\n\n##### Five\n\n###### Six\n\nSetext one\n==========\n\nSetext two\n----------\n\n# Main {#main}\n"
 	got, err := m.Markdown(src)
 	if err != nil {
@@ -80,7 +80,7 @@ func TestStatementHeadings(t *testing.T) {
 // Images are never loaded: each is a link to its URL with its alt text,
 // or, with a URL that is neither http(s) nor relative, its alt text alone.
 func TestStatementImages(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	note := ` <span class="img-note">(image not loaded)</span>`
 	cases := []struct{ name, src, want string }{
 		{"http", `![A chart](https://example.com/a.png "Title")`,
@@ -155,7 +155,7 @@ func lexerName(l chroma.Lexer) string {
 // A statement spends at most the highlighting budget on chroma: code
 // beyond it is shown plain, escaped.
 func TestCodeBlocksBudget(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	block := "```js\n" + strings.Repeat("f(a, b); // <c>\n", highlightTokens/16) + "```\n\n"
 	got, err := m.Markdown(strings.Repeat(block, 3))
 	if err != nil {

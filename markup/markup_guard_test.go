@@ -1,4 +1,4 @@
-package site
+package markup
 
 import (
 	"bufio"
@@ -163,7 +163,7 @@ var pathologicalMarkdown = []struct {
 // have, renders in bounded time: as markdown or, beyond the bounds, as
 // plain text.
 func TestMarkdownPathologicalShapes(t *testing.T) {
-	m := newMarkup()
+	m := New()
 	for _, c := range pathologicalMarkdown {
 		src := c.gen(statementLimit)
 		if len(src) > statementLimit {
@@ -246,7 +246,7 @@ func TestMarkdownBoundsHold(t *testing.T) {
 		{"quotes and lists 32 deep", nested("", "* > ")},
 		{"all at once", nested(all, "> - ")},
 	}
-	m := newMarkup()
+	m := New()
 	check := func(name, src string, budget time.Duration) {
 		t.Helper()
 		if len(src) > statementLimit {
@@ -320,7 +320,7 @@ func TestMarkdownBoundsTakeRealStatements(t *testing.T) {
 		}
 	}
 	statements = append(statements, big.String())
-	m := newMarkup()
+	m := New()
 	for i, s := range statements {
 		if why := markdownBounds(s); why != "" {
 			t.Errorf("statement %d (%d bytes) is beyond the bounds: %s", i, len(s), why)
@@ -340,7 +340,7 @@ func TestMarkdownBoundsTakeRealStatements(t *testing.T) {
 // note saying why.
 func TestMarkdownBeyondBoundsIsPlainText(t *testing.T) {
 	src := strings.Repeat(">", 5000) + " <script>alert(1)</script> & more"
-	out, err := newMarkup().Markdown(src)
+	out, err := New().Markdown(src)
 	if err != nil {
 		t.Fatal(err)
 	}
