@@ -67,42 +67,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	ds := pr.data.Dataset(*dataset)
-	if ds == nil {
-		var keys []string
-		for _, d := range pr.data.Datasets {
-			keys = append(keys, d.Key())
-		}
-		return fmt.Errorf("no dataset %s under %s (there are: %s)", *dataset, pr.dataDir(), strings.Join(keys, ", "))
-	}
-	if !ds.HasInstances() {
-		return fmt.Errorf("%s publishes no instances (only figures): nothing to evaluate", ds.DisplayName())
-	}
-	sp := *split
-	if sp == "" {
-		sp = ds.Splits[0].Name
-		if ds.Split(pr.cfg.Site.DefaultSplit) != nil {
-			sp = pr.cfg.Site.DefaultSplit
-		}
-	}
-	if ds.Split(sp) == nil {
-		var names []string
-		for _, s := range ds.Splits {
-			names = append(names, s.Name)
-		}
-		return fmt.Errorf("%s has no split %q (it has %s)", ds.DisplayName(), sp, strings.Join(names, ", "))
-	}
-	ins := ds.SplitInstances(sp)
-	if len(only) > 0 {
-		var picked []*bench.Instance
-		for _, want := range only {
-			in := ds.Instance(want)
-			if in == nil || !ds.InSplit(sp, in) {
-				return fmt.Errorf("--instance %s: no such instance in %s %s", want, ds.DisplayName(), sp)
-			}
-			picked = append(picked, in)
-		}
-		ins = picked
+	ds, sp, ins, err := pr.pick(*dataset, *split, only)
+	if err != nil {
+		return err
 	}
 	meta := evaluate.Meta{RunID: *id, Dataset: ds.Key(), Split: sp, Attempts: *attempts, Created: time.Now().UTC()}
 	for _, in := range ins {

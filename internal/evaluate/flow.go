@@ -821,3 +821,36 @@ func shellQuote(argv []string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// AgentDir is the folder an agent works in on an instance: the
+// repository, or for level 2 built from scratch the agent's own empty
+// folder.
+func AgentDir(ds *bench.Dataset, in *bench.Instance) string {
+	if FlowOf(ds, in) == "agent_code" {
+		return agentDir
+	}
+	return repoDir
+}
+
+// StartingPoint takes a started container (of the instance's
+// environment image, or a layer on it) to the starting point an agent
+// gets, with the very set-up grading makes: the base as the repository's
+// only commit, nothing of the solution in it or its history; level 2
+// built from scratch: the original package masked and sealed, and the
+// agent's empty folder. Nothing the harness brought stays (no gold patch,
+// no test patch, no plugin). Each command goes to log. It returns the
+// folder the agent works in (AgentDir).
+func StartingPoint(ctx context.Context, box *container.Container, ds *bench.Dataset, in *bench.Instance, log io.Writer) (string, error) {
+	f := newFlow(Task{Dataset: ds, Instance: in, Attempt: 1}, Limits{}, log)
+	f.box = box
+	if err := f.copyIn(ctx); err != nil {
+		return "", err
+	}
+	if err := f.setUp(ctx); err != nil {
+		return "", err
+	}
+	if err := f.step(ctx, "removing what the harness brought", "/", "rm", "-rf", fbDir); err != nil {
+		return "", err
+	}
+	return AgentDir(ds, in), nil
+}

@@ -1,0 +1,461 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/images/imagestest"
+	"github.com/featbench/featbench/internal/llmdouble"
+	"github.com/featbench/featbench/internal/testenv"
+)
+
+// The instances the agents are run on: a level 1 and a level 2 instance of
+// example/v3's lite split.
+const (
+	inferL1 = "featbench__textkit.test_table.b62a9c74.lv1"
+	inferL2 = "featbench__textkit.test_table.b62a9c74.lv2"
+	// doubleModel is the model the agents ask the LLM test double for;
+	// its price is added to the copied featbench.toml.
+	doubleModel = "double-model"
+)
+
+// doublePrice is featbench.toml's price of the test double's model.
+const doublePrice = `
+[prices."double-model"]
+input = 2.0
+cached_input = 0.5
+output = 8.0
+
+[[agents]]
+name = "shell-loop-limited"
+install = "agents/shell-loop"
+api = "openai"
+upstream = "http://127.0.0.1:9"
+api_key_env = "FEATBENCH_TEST_UPSTREAM_KEY"
+command = 'python3 -I /opt/featbench/agent/agent.py'
+timeout = "5m"
+max_turns = 2
+`
+
+// inferProject is copyProject with the agents' install folders, the
+// double's price and a limited agent.
+func inferProject(t *testing.T) string {
+	t.Helper()
+	root := copyProject(t)
+	if err := os.CopyFS(filepath.Join(root, "agents"), os.DirFS(filepath.Join("..", "..", "agents"))); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(root, "featbench.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(doublePrice); err != nil {
+		t.Fatal(err)
+	}
+	// The agents' packages are cached in the repository's .cache, shared
+	// by the tests and kept between runs, as eval keeps them.
+	if err := os.MkdirAll(filepath.Join("..", "..", ".cache", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(filepath.Join("..", "..", ".cache"))
+	if err := os.Symlink(abs, filepath.Join(root, ".cache")); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// solution is the files an instance's gold patch leaves, by path in the
+// agent's folder: level 1, the complete project's files the patch
+// touches; level 2, the package the patch adds.
+func solution(t *testing.T, root, id string) map[string]string {
+	t.Helper()
+	ds := exampleV3(t, root)
+	in := ds.Instance(id)
+	out := map[string]string{}
+	var file string
+	var lines []string
+	flush := func() {
+		if file != "" {
+			out[file] = strings.Join(lines, "\n") + "\n"
+		}
+		file, lines = "", nil
+	}
+	for _, l := range strings.Split(in.Patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+		case strings.HasPrefix(l, "+++ b/"):
+			file = strings.TrimPrefix(l, "+++ b/")
+		case strings.HasPrefix(l, "+") && file != "":
+			lines = append(lines, l[1:])
+		}
+	}
+	flush()
+	if in.Level == 1 {
+		for p := range out {
+			raw, err := os.ReadFile(filepath.Join(root, "examples", "textkit", p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[p] = string(raw)
+		}
+	}
+	return out
+}
+
+func exampleV3(t *testing.T, root string) *bench.Dataset {
+	t.Helper()
+	data, err := bench.LoadDatasets(t.Context(), filepath.Join(root, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data.Dataset("example/v3")
+}
+
+// marker is what tells the double which instance a conversation is
+// about: the level 1 and level 2 statements of a test file start alike,
+// and only level 2's asks for the package agent_code.
+func marker(t *testing.T, root, id string) string {
+	st := exampleV3(t, root).Instance(id).ProblemStatement
+	if strings.HasSuffix(id, ".lv2") {
+		i := strings.Index(st, "Build this from scratch")
+		return st[i : i+80]
+	}
+	i := strings.Index(st, "The code of `textkit` is in")
+	return st[i : i+60]
+}
+
+// heredocs is a bash command that writes files.
+func heredocs(dir string, files map[string]string) string {
+	var b strings.Builder
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		full := dir + "/" + p
+		fmt.Fprintf(&b, "mkdir -p %s && cat > %s <<'FEATBENCH_EOF'\n%sFEATBENCH_EOF\n", filepath.Dir(full), full, files[p])
+	}
+	return b.String()
+}
+
+// shellLoopScript is the LLM test double's script for the shell-loop
+// agent: for each instance, one command that writes the solution, then
+// DONE.
+func shellLoopScript(t *testing.T, root string, ids ...string) llmdouble.Script {
+	type job struct{ marker, cmd string }
+	var jobs []job
+	for _, id := range ids {
+		dir := "/testbed"
+		if strings.HasSuffix(id, ".lv2") {
+			dir = "/agent"
+		}
+		jobs = append(jobs, job{marker(t, root, id), heredocs(dir, solution(t, root, id))})
+	}
+	return func(r llmdouble.Request) llmdouble.Reply {
+		if strings.Contains(r.Last, "exit status") {
+			return llmdouble.Reply{Text: "DONE"}
+		}
+		for _, j := range jobs {
+			if strings.Contains(r.Text, j.marker) {
+				return llmdouble.Reply{Text: "Writing the feature.\n```bash\n" + j.cmd + "```\n"}
+			}
+		}
+		return llmdouble.Reply{Text: "DONE"}
+	}
+}
+
+type predLine struct {
+	InstanceID  string   `json:"instance_id"`
+	Patch       string   `json:"model_patch"`
+	TokensIn    int64    `json:"tokens_in"`
+	TokensOut   int64    `json:"tokens_out"`
+	Cost        *float64 `json:"cost"`
+	Turns       int      `json:"turns"`
+	Trajectory  string   `json:"trajectory"`
+	Measured    bool     `json:"measured"`
+	FailureMode string   `json:"failure_mode"`
+}
+
+func readPreds(t *testing.T, path string) map[string]predLine {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]predLine{}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var p predLine
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		out[p.InstanceID] = p
+	}
+	return out
+}
+
+// checkMeasured: the predictions' tokens are what the double served, and
+// their cost the price table's.
+func checkMeasured(t *testing.T, preds map[string]predLine, served llmdouble.Usage) {
+	t.Helper()
+	var in, out int64
+	var cost float64
+	turns := 0
+	for id, p := range preds {
+		if !p.Measured || p.Cost == nil || p.Trajectory != "infer/"+id+"/trajectory.jsonl" {
+			t.Errorf("%s: measured %v, cost %v, trajectory %q", id, p.Measured, p.Cost, p.Trajectory)
+			continue
+		}
+		in, out, cost, turns = in+p.TokensIn, out+p.TokensOut, cost+*p.Cost, turns+p.Turns
+	}
+	if in != served.Input || out != served.Output || turns != served.Requests {
+		t.Errorf("measured %d in, %d out, %d turns; the LLM test double served %d in, %d out in %d requests", in, out, turns, served.Input, served.Output, served.Requests)
+	}
+	want := (float64(served.Input-served.CachedInput)*2 + float64(served.CachedInput)*0.5 + float64(served.Output)*8) / 1e6
+	if math.Abs(cost-want) > 1e-9 {
+		t.Errorf("cost %v; the price table gives %v for what the double served", cost, want)
+	}
+}
+
+// TestInferShellLoopWithLLMTestDouble: the example's shell-loop agent, as a
+// configured agent, runs on a level 1 and a level 2 instance in real
+// containers against the LLM test double; its diffs are graded by eval
+// run and resolve; the tokens, turns and cost are what the double served;
+// the upstream key reaches the double and never the container.
+func TestInferShellLoopWithLLMTestDouble(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t)
+	t.Setenv("DOCKER_HOST", host)
+	root := inferProject(t)
+	dbl, err := llmdouble.Start(shellLoopScript(t, root, inferL1, inferL2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbl.Close()
+	dbl.Cached = 4
+	t.Setenv("OPENAI_API_KEY", "sk-featbench-test-upstream")
+	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop",
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "shell", "--instance", inferL1, "--instance", inferL2)
+	if code != 0 {
+		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
+	}
+	preds := readPreds(t, filepath.Join(root, "runs", "shell", "predictions.jsonl"))
+	if len(preds) != 2 {
+		t.Fatalf("%d predictions; want 2:\n%s", len(preds), errOut)
+	}
+	for id, p := range preds {
+		if p.FailureMode != "" || p.Patch == "" || strings.Contains(p.Patch, "tests/") {
+			alog, _ := os.ReadFile(filepath.Join(root, "runs", "shell", "infer", id, "agent.log"))
+			t.Errorf("%s: failure %q, patch:\n%s\nthe agent's output:\n%s", id, p.FailureMode, p.Patch, alog)
+		}
+	}
+	served := dbl.Served()
+	checkMeasured(t, preds, served)
+	if fmt.Sprint(served.Keys) != "[Bearer sk-featbench-test-upstream]" {
+		t.Errorf("the double got the keys %q; want only the proxy's", served.Keys)
+	}
+	for _, id := range []string{inferL1, inferL2} {
+		traj, _ := os.ReadFile(filepath.Join(root, "runs", "shell", "infer", id, "trajectory.jsonl"))
+		if bytes.Contains(traj, []byte("sk-featbench-test-upstream")) || !bytes.Contains(traj, []byte(`"kind":"openai.chat"`)) {
+			t.Errorf("%s: the trajectory holds the key, or no exchange:\n%.500s", id, traj)
+		}
+	}
+
+	// Graded by eval run: both resolve.
+	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",
+		"--predictions", filepath.Join(root, "runs", "shell", "predictions.jsonl"), "--run-id", "shell", "--instance", inferL1, "--instance", inferL2)
+	if code != 0 || !strings.Contains(out, "2 of 2 instances resolved") {
+		t.Fatalf("eval run: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestInferQwenCodeWithLLMTestDouble: a real agent CLI from npm (Qwen
+// Code, with Node.js from npm, installed offline into the agent layer)
+// runs on a level 1 instance in a real container; the LLM test double
+// answers its OpenAI chat completions with a write_file tool call of the
+// solution; eval run grades the diff as resolved, and the tokens are what
+// the double served.
+func TestInferQwenCodeWithLLMTestDouble(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t)
+	t.Setenv("DOCKER_HOST", host)
+	root := inferProject(t)
+	mark := marker(t, root, inferL1)
+	files := solution(t, root, inferL1)
+	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		switch {
+		case r.LastIsToolResult:
+			return llmdouble.Reply{Text: "The feature is implemented."}
+		case strings.Contains(r.Last, mark) && contains(r.Tools, "write_file"):
+			var calls []llmdouble.Call
+			for p, c := range files {
+				calls = append(calls, llmdouble.Call{Name: "write_file", Args: map[string]any{"file_path": "/testbed/" + p, "content": c}})
+			}
+			return llmdouble.Reply{Calls: calls}
+		}
+		return llmdouble.Reply{Text: "Nothing to do."}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbl.Close()
+	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "qwen-code",
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "qwen", "--instance", inferL1)
+	if code != 0 {
+		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
+	}
+	preds := readPreds(t, filepath.Join(root, "runs", "qwen", "predictions.jsonl"))
+	p := preds[inferL1]
+	alog, _ := os.ReadFile(filepath.Join(root, "runs", "qwen", "infer", inferL1, "agent.log"))
+	if p.FailureMode != "" || p.Patch == "" {
+		t.Fatalf("failure %q, patch %q; the agent's output:\n%s", p.FailureMode, p.Patch, alog)
+	}
+	checkMeasured(t, preds, dbl.Served())
+	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",
+		"--predictions", filepath.Join(root, "runs", "qwen", "predictions.jsonl"), "--run-id", "qwen", "--instance", inferL1)
+	if code != 0 || !strings.Contains(out, "1 of 1 instances resolved") {
+		t.Fatalf("eval run: exit %d\n%s\n%s\nthe agent's output:\n%s", code, out, errOut, alog)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestInferLimitWithLLMTestDouble: an agent whose model never finishes is
+// stopped by its turn limit (max_turns = 2): the instance is recorded with
+// failure mode TurnLimit, two turns, and what it wrote so far.
+func TestInferLimitWithLLMTestDouble(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t)
+	t.Setenv("DOCKER_HOST", host)
+	root := inferProject(t)
+	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		return llmdouble.Reply{Text: fmt.Sprintf("```bash\necho step %d >> /testbed/notes.txt\n```", r.N)}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbl.Close()
+	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop-limited",
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "limited", "--instance", inferL1)
+	if code != 0 {
+		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
+	}
+	p := readPreds(t, filepath.Join(root, "runs", "limited", "predictions.jsonl"))[inferL1]
+	if p.FailureMode != "TurnLimit" || p.Turns != 2 || !strings.Contains(p.Patch, "+step 2") || dbl.Served().Requests != 2 {
+		t.Fatalf("failure %q, turns %d, %d requests served, patch:\n%s", p.FailureMode, p.Turns, dbl.Served().Requests, p.Patch)
+	}
+	if !strings.Contains(out, "TurnLimit 1") {
+		t.Errorf("the summary does not count the limit: %s", out)
+	}
+}
+
+// TestInferKilledRunResumes kills eval infer (SIGKILL) once its first
+// instance is recorded, runs the same command again, and checks that it
+// keeps the finished instance (not run again: the double sees no new
+// conversation for it) and finishes the other.
+func TestInferKilledRunResumes(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t)
+	root := inferProject(t)
+	bin := evalBinary(t)
+	script := shellLoopScript(t, root, inferL1, inferL2)
+	m1, m2 := marker(t, root, inferL1), marker(t, root, inferL2)
+	var mu sync.Mutex
+	started := map[string]int{}
+	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.Contains(r.Last, "exit status") {
+			for _, m := range []string{m1, m2} {
+				if strings.Contains(r.Text, m) {
+					started[m]++
+				}
+			}
+		}
+		if strings.Contains(r.Text, m2) {
+			mu.Unlock()
+			time.Sleep(3 * time.Second) // the second instance is slow: the kill comes during it
+			mu.Lock()
+		}
+		return script(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbl.Close()
+	cmd := func() *exec.Cmd {
+		c := exec.Command(bin, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop",
+			"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "resumed", "--instance", inferL1, "--instance", inferL2)
+		c.Env = append(os.Environ(), "DOCKER_HOST="+host)
+		return c
+	}
+	k := cmd()
+	var log bytes.Buffer
+	k.Stdout, k.Stderr = &log, &log
+	if err := k.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(root, "runs", "resumed", "infer", inferL1, "record.json")
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if _, err := os.Stat(first); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			k.Process.Kill()
+			t.Fatalf("no record after 5 minutes:\n%s", log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // into the second instance
+	if err := k.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = k.Wait()
+	if _, err := os.Stat(filepath.Join(root, "runs", "resumed", "infer", inferL2, "record.json")); err == nil {
+		t.Fatalf("the second instance finished before the kill: the test proves nothing\n%s", log.String())
+	}
+	if p := readPreds(t, filepath.Join(root, "runs", "resumed", "predictions.jsonl")); len(p) != 1 || p[inferL1].Patch == "" {
+		t.Fatalf("after the kill, predictions.jsonl holds %d predictions; want the finished one", len(p))
+	}
+	out, err := cmd().CombinedOutput()
+	if err != nil {
+		t.Fatalf("eval infer again: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "(done before)") {
+		t.Errorf("the second run did not skip the finished instance:\n%s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if started[m1] != 1 || started[m2] != 2 {
+		t.Errorf("conversations started: first instance %d, second %d; want 1 and 2 (killed, then again)", started[m1], started[m2])
+	}
+	preds := readPreds(t, filepath.Join(root, "runs", "resumed", "predictions.jsonl"))
+	if len(preds) != 2 || preds[inferL1].Patch == "" || preds[inferL2].Patch == "" {
+		t.Errorf("%d predictions after resuming; want both with patches", len(preds))
+	}
+}
