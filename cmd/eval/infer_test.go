@@ -299,16 +299,25 @@ func TestInferQwenCodeWithLLMTestDouble(t *testing.T) {
 	root := inferProject(t)
 	mark := marker(t, root, inferL1)
 	files := solution(t, root, inferL1)
+	var mu sync.Mutex
+	var seen []string
 	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("request %d: tools %v, %d tool results, marker %v, last %.200q", r.N, r.Tools, r.ToolResults, strings.Contains(r.Text, mark), r.Last))
+		mu.Unlock()
 		switch {
 		case r.LastIsToolResult:
 			return llmdouble.Reply{Text: "The feature is implemented."}
-		case strings.Contains(r.Last, mark) && contains(r.Tools, "write_file"):
+		case r.ToolResults == 0 && strings.Contains(r.Text, mark) && contains(r.Tools, "write_file"):
 			var calls []llmdouble.Call
 			for p, c := range files {
 				calls = append(calls, llmdouble.Call{Name: "write_file", Args: map[string]any{"file_path": "/testbed/" + p, "content": c}})
 			}
 			return llmdouble.Reply{Calls: calls}
+		case r.ToolResults == 0 && strings.Contains(r.Text, mark) && contains(r.Tools, "run_shell_command"):
+			// Qwen Code's --bare mode offers its shell tool, not write_file.
+			return llmdouble.Reply{Calls: []llmdouble.Call{{Name: "run_shell_command", Args: map[string]any{
+				"command": heredocs("/testbed", files), "description": "write the feature"}}}}
 		}
 		return llmdouble.Reply{Text: "Nothing to do."}
 	})
@@ -325,7 +334,9 @@ func TestInferQwenCodeWithLLMTestDouble(t *testing.T) {
 	p := preds[inferL1]
 	alog, _ := os.ReadFile(filepath.Join(root, "runs", "qwen", "infer", inferL1, "agent.log"))
 	if p.FailureMode != "" || p.Patch == "" {
-		t.Fatalf("failure %q, patch %q; the agent's output:\n%s", p.FailureMode, p.Patch, alog)
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("failure %q, patch %q; the agent's output:\n%s\nthe double saw:\n%s", p.FailureMode, p.Patch, alog, strings.Join(seen, "\n"))
 	}
 	checkMeasured(t, preds, dbl.Served())
 	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",

@@ -228,9 +228,20 @@ func fetch(ctx context.Context, spec ImageSpec, files []container.File, log io.W
 		}
 	}
 	logf(log, "fetching %s's packages with npm ci (lockfile %s)", spec.Agent, filepath.Join(spec.Install, "package-lock.json"))
-	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = tmp
-	out, err := cmd.CombinedOutput()
+	npmRun := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, npm, append(args, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")...)
+		cmd.Dir = tmp
+		return cmd.CombinedOutput()
+	}
+	out, err := npmRun("ci")
+	if err != nil && strings.Contains(string(out), "in sync") {
+		// npm writes no entry for a platform package of an optional
+		// dependency that the registry lacks, then calls its own lockfile
+		// out of sync: npm install still installs what the lockfile pins
+		// (versions and integrity hashes), without changing it.
+		logf(log, "npm ci refused the lockfile of %s (an optional package the registry lacks); installing what it pins with npm install --no-save", spec.Agent)
+		out, err = npmRun("install", "--no-save")
+	}
 	if err != nil {
 		return "", fmt.Errorf("npm ci of %s: %w: %s", spec.Install, err, lastLines(string(out), 15))
 	}
