@@ -76,6 +76,11 @@ type Result struct {
 	TokensIn     *int64   `json:"tokens_in,omitempty"`
 	TokensOut    *int64   `json:"tokens_out,omitempty"`
 	Cost         *float64 `json:"cost,omitempty"`
+	// Measured says tokens_in, tokens_out and cost were counted by the
+	// harness (eval infer's metering proxy, from the trajectory the
+	// submission's trajectories.tar.gz holds), not reported by the
+	// agent; older files and self-reported figures leave it out.
+	Measured     bool     `json:"measured,omitempty"`
 	FailureModes []string `json:"failure_modes,omitempty"`
 	// What cmd/eval adds; older files leave them out.
 	ApplyMethod      string   `json:"apply_method,omitempty"`      // how the patch applied: ApplyMethods

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -127,16 +130,23 @@ func exampleV3(t *testing.T, root string) *bench.Dataset {
 }
 
 // marker is what tells the double which instance a conversation is
-// about: the level 1 and level 2 statements of a test file start alike,
-// and only level 2's asks for the package agent_code.
-func marker(t *testing.T, root, id string) string {
+// about: the first line of the statement's task, and a phrase of its
+// level's (the level 1 and level 2 statements of a test file start
+// alike; only level 2's asks for the package agent_code).
+type marker [2]string
+
+func (m marker) in(text string) bool {
+	return strings.Contains(text, m[0]) && strings.Contains(text, m[1])
+}
+
+func markerOf(t *testing.T, root, id string) marker {
 	st := exampleV3(t, root).Instance(id).ProblemStatement
+	i := strings.Index(st, "Implement ")
+	task := st[i : i+strings.IndexByte(st[i:], '\n')]
 	if strings.HasSuffix(id, ".lv2") {
-		i := strings.Index(st, "Build this from scratch")
-		return st[i : i+80]
+		return marker{task, "Build this from scratch"}
 	}
-	i := strings.Index(st, "The code of `textkit` is in")
-	return st[i : i+60]
+	return marker{task, "The code of `textkit` is in"}
 }
 
 // heredocs is a bash command that writes files.
@@ -158,21 +168,24 @@ func heredocs(dir string, files map[string]string) string {
 // agent: for each instance, one command that writes the solution, then
 // DONE.
 func shellLoopScript(t *testing.T, root string, ids ...string) llmdouble.Script {
-	type job struct{ marker, cmd string }
+	type job struct {
+		marker marker
+		cmd    string
+	}
 	var jobs []job
 	for _, id := range ids {
 		dir := "/testbed"
 		if strings.HasSuffix(id, ".lv2") {
 			dir = "/agent"
 		}
-		jobs = append(jobs, job{marker(t, root, id), heredocs(dir, solution(t, root, id))})
+		jobs = append(jobs, job{markerOf(t, root, id), heredocs(dir, solution(t, root, id))})
 	}
 	return func(r llmdouble.Request) llmdouble.Reply {
 		if strings.Contains(r.Last, "exit status") {
 			return llmdouble.Reply{Text: "DONE"}
 		}
 		for _, j := range jobs {
-			if strings.Contains(r.Text, j.marker) {
+			if j.marker.in(r.Text) {
 				return llmdouble.Reply{Text: "Writing the feature.\n```bash\n" + j.cmd + "```\n"}
 			}
 		}
@@ -211,9 +224,9 @@ func readPreds(t *testing.T, path string) map[string]predLine {
 	return out
 }
 
-// checkMeasured: the predictions' tokens are what the double served, and
+// checkServed: the predictions' tokens are what the double served, and
 // their cost the price table's.
-func checkMeasured(t *testing.T, preds map[string]predLine, served llmdouble.Usage) {
+func checkServed(t *testing.T, preds map[string]predLine, served llmdouble.Usage) {
 	t.Helper()
 	var in, out int64
 	var cost float64
@@ -235,10 +248,14 @@ func checkMeasured(t *testing.T, preds map[string]predLine, served llmdouble.Usa
 }
 
 // TestInferShellLoopWithLLMTestDouble: the example's shell-loop agent, as a
-// configured agent, runs on a level 1 and a level 2 instance in real
-// containers against the LLM test double; its diffs are graded by eval
-// run and resolve; the tokens, turns and cost are what the double served;
-// the upstream key reaches the double and never the container.
+// configured agent, runs on the lite split of example/v3 (levels 1 and 2)
+// in real containers against the LLM test double, which solves two
+// instances and gives up on the rest; the diffs are graded by eval run
+// (the two resolve); the tokens, turns and cost are what the double
+// served; the upstream key reaches the double and never the container;
+// eval submit carries the trajectories into the submission with the
+// figures marked measured, validate accepts it, and catches a trajectory
+// edited after the run.
 func TestInferShellLoopWithLLMTestDouble(t *testing.T) {
 	host := testenv.DockerHost(t)
 	imagestest.Base(t)
@@ -252,22 +269,23 @@ func TestInferShellLoopWithLLMTestDouble(t *testing.T) {
 	dbl.Cached = 4
 	t.Setenv("OPENAI_API_KEY", "sk-featbench-test-upstream")
 	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop",
-		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "shell", "--instance", inferL1, "--instance", inferL2)
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "shell", "--workers", "2")
 	if code != 0 {
 		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
 	}
 	preds := readPreds(t, filepath.Join(root, "runs", "shell", "predictions.jsonl"))
-	if len(preds) != 2 {
-		t.Fatalf("%d predictions; want 2:\n%s", len(preds), errOut)
+	if len(preds) != 6 {
+		t.Fatalf("%d predictions; want 6:\n%s", len(preds), errOut)
 	}
 	for id, p := range preds {
-		if p.FailureMode != "" || p.Patch == "" || strings.Contains(p.Patch, "tests/") {
+		solved := id == inferL1 || id == inferL2
+		if p.FailureMode != "" || (p.Patch != "") != solved || strings.Contains(p.Patch, "tests/") {
 			alog, _ := os.ReadFile(filepath.Join(root, "runs", "shell", "infer", id, "agent.log"))
 			t.Errorf("%s: failure %q, patch:\n%s\nthe agent's output:\n%s", id, p.FailureMode, p.Patch, alog)
 		}
 	}
 	served := dbl.Served()
-	checkMeasured(t, preds, served)
+	checkServed(t, preds, served)
 	if fmt.Sprint(served.Keys) != "[Bearer sk-featbench-test-upstream]" {
 		t.Errorf("the double got the keys %q; want only the proxy's", served.Keys)
 	}
@@ -278,11 +296,75 @@ func TestInferShellLoopWithLLMTestDouble(t *testing.T) {
 		}
 	}
 
-	// Graded by eval run: both resolve.
+	// Graded by eval run: the two solved instances resolve.
 	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",
-		"--predictions", filepath.Join(root, "runs", "shell", "predictions.jsonl"), "--run-id", "shell", "--instance", inferL1, "--instance", inferL2)
-	if code != 0 || !strings.Contains(out, "2 of 2 instances resolved") {
+		"--predictions", filepath.Join(root, "runs", "shell", "predictions.jsonl"), "--run-id", "shell", "--workers", "2")
+	if code != 0 || !strings.Contains(out, "2 of 6 instances resolved") {
 		t.Fatalf("eval run: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// Submitted: measured figures, with their trajectories.
+	out, errOut, code = runEval(t, "submit", "shell", "--root", root, "--slug", "shell-loop-double", "--name", "Shell Loop + test double",
+		"--scaffold", "Shell Loop", "--model", doubleModel, "--date", "2026-11-25")
+	if code != 0 {
+		t.Fatalf("eval submit: exit %d\n%s%s", code, out, errOut)
+	}
+	sub := filepath.Join(root, "data", "submissions", "example", "v3", "lite", "20261125_shell-loop-double")
+	results, err := os.ReadFile(filepath.Join(sub, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(results), `"measured":true`); n != 6 {
+		t.Errorf("%d of 6 results are marked measured:\n%s", n, results)
+	}
+	if _, errOut, code := runEval(t, "validate", sub, "--root", root); code != 0 {
+		t.Fatalf("validate: exit %d\n%s", code, errOut)
+	}
+	// A trajectory whose usage was edited after the run is caught.
+	tamperTrajectory(t, filepath.Join(sub, "trajectories.tar.gz"))
+	if _, errOut, code := runEval(t, "validate", sub, "--root", root); code != 1 || !strings.Contains(errOut, "its SHA-256 is not the one the report records") {
+		t.Errorf("validate of an edited trajectory: exit %d\n%s", code, errOut)
+	}
+}
+
+// tamperTrajectory raises the first output count of the first trajectory
+// of a trajectories.tar.gz.
+func tamperTrajectory(t *testing.T, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	done := false
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(tr)
+		if !done {
+			data = bytes.Replace(data, []byte(`"output":`), []byte(`"output":9`), 1)
+			done = true
+		}
+		hdr.Size = int64(len(data))
+		tw.WriteHeader(hdr)
+		tw.Write(data)
+	}
+	tw.Close()
+	zw.Close()
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -297,24 +379,24 @@ func TestInferQwenCodeWithLLMTestDouble(t *testing.T) {
 	imagestest.Base(t)
 	t.Setenv("DOCKER_HOST", host)
 	root := inferProject(t)
-	mark := marker(t, root, inferL1)
+	mark := markerOf(t, root, inferL1)
 	files := solution(t, root, inferL1)
 	var mu sync.Mutex
 	var seen []string
 	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
 		mu.Lock()
-		seen = append(seen, fmt.Sprintf("request %d: tools %v, %d tool results, marker %v, last %.200q", r.N, r.Tools, r.ToolResults, strings.Contains(r.Text, mark), r.Last))
+		seen = append(seen, fmt.Sprintf("request %d: tools %v, %d tool results, marker %v, last %.200q", r.N, r.Tools, r.ToolResults, mark.in(r.Text), r.Last))
 		mu.Unlock()
 		switch {
 		case r.LastIsToolResult:
 			return llmdouble.Reply{Text: "The feature is implemented."}
-		case r.ToolResults == 0 && strings.Contains(r.Text, mark) && contains(r.Tools, "write_file"):
+		case r.ToolResults == 0 && mark.in(r.Text) && contains(r.Tools, "write_file"):
 			var calls []llmdouble.Call
 			for p, c := range files {
 				calls = append(calls, llmdouble.Call{Name: "write_file", Args: map[string]any{"file_path": "/testbed/" + p, "content": c}})
 			}
 			return llmdouble.Reply{Calls: calls}
-		case r.ToolResults == 0 && strings.Contains(r.Text, mark) && contains(r.Tools, "run_shell_command"):
+		case r.ToolResults == 0 && mark.in(r.Text) && contains(r.Tools, "run_shell_command"):
 			// Qwen Code's --bare mode offers its shell tool, not write_file.
 			return llmdouble.Reply{Calls: []llmdouble.Call{{Name: "run_shell_command", Args: map[string]any{
 				"command": heredocs("/testbed", files), "description": "write the feature"}}}}
@@ -338,7 +420,7 @@ func TestInferQwenCodeWithLLMTestDouble(t *testing.T) {
 		defer mu.Unlock()
 		t.Fatalf("failure %q, patch %q; the agent's output:\n%s\nthe double saw:\n%s", p.FailureMode, p.Patch, alog, strings.Join(seen, "\n"))
 	}
-	checkMeasured(t, preds, dbl.Served())
+	checkServed(t, preds, dbl.Served())
 	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",
 		"--predictions", filepath.Join(root, "runs", "qwen", "predictions.jsonl"), "--run-id", "qwen", "--instance", inferL1)
 	if code != 0 || !strings.Contains(out, "1 of 1 instances resolved") {
@@ -394,20 +476,20 @@ func TestInferKilledRunResumes(t *testing.T) {
 	root := inferProject(t)
 	bin := evalBinary(t)
 	script := shellLoopScript(t, root, inferL1, inferL2)
-	m1, m2 := marker(t, root, inferL1), marker(t, root, inferL2)
+	m1, m2 := markerOf(t, root, inferL1), markerOf(t, root, inferL2)
 	var mu sync.Mutex
-	started := map[string]int{}
+	started := map[int]int{}
 	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
 		mu.Lock()
 		defer mu.Unlock()
 		if !strings.Contains(r.Last, "exit status") {
-			for _, m := range []string{m1, m2} {
-				if strings.Contains(r.Text, m) {
-					started[m]++
+			for i, m := range []marker{m1, m2} {
+				if m.in(r.Text) {
+					started[i]++
 				}
 			}
 		}
-		if strings.Contains(r.Text, m2) {
+		if m2.in(r.Text) {
 			mu.Unlock()
 			time.Sleep(3 * time.Second) // the second instance is slow: the kill comes during it
 			mu.Lock()
@@ -462,8 +544,8 @@ func TestInferKilledRunResumes(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if started[m1] != 1 || started[m2] != 2 {
-		t.Errorf("conversations started: first instance %d, second %d; want 1 and 2 (killed, then again)", started[m1], started[m2])
+	if started[0] != 1 || started[1] != 2 {
+		t.Errorf("conversations started: first instance %d, second %d; want 1 and 2 (killed, then again)", started[0], started[1])
 	}
 	preds := readPreds(t, filepath.Join(root, "runs", "resumed", "predictions.jsonl"))
 	if len(preds) != 2 || preds[inferL1].Patch == "" || preds[inferL2].Patch == "" {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/predictions"
 )
 
@@ -170,9 +174,17 @@ func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int)
 			continue
 		}
 		models[p.Model] = true
-		out[key(p.InstanceID, a)] = evaluate.Prediction{
+		pred := evaluate.Prediction{
 			Model: p.Model, Patch: []byte(p.Patch), TokensIn: p.TokensIn, TokensOut: p.TokensOut, Cost: p.Cost, Trajectory: p.Trajectory,
 		}
+		if p.Measured {
+			file, err := checkMeasured(path, p)
+			if err != nil {
+				return nil, "", "", err
+			}
+			pred.Measured, pred.Turns, pred.TrajectoryFile = true, p.Turns, file
+		}
+		out[key(p.InstanceID, a)] = pred
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
@@ -190,4 +202,50 @@ func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int)
 	}
 	sort.Strings(names)
 	return out, strings.Join(names, ", "), hex.EncodeToString(sum[:]), nil
+}
+
+// checkMeasured checks a measured prediction against its trajectory: the
+// file it names (relative to the predictions file's folder, inside it)
+// replays to its turns, tokens and cost, as the proxy counted them. It
+// returns the trajectory's path.
+func checkMeasured(predPath string, p predictions.Prediction) (string, error) {
+	where := fmt.Sprintf("%s:%d: instance %s: field %%q", predPath, p.Line, p.InstanceID)
+	var rel string
+	if err := json.Unmarshal(p.Trajectory, &rel); err != nil || !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return "", fmt.Errorf(where+": %s is not a file under the predictions' folder", "trajectory", p.Trajectory)
+	}
+	file := filepath.Join(filepath.Dir(predPath), filepath.FromSlash(rel))
+	f, err := os.Open(file)
+	if err != nil {
+		return "", fmt.Errorf(where+": %w", "trajectory", err)
+	}
+	defer f.Close()
+	tot, err := meter.Replay(f, nil)
+	if err != nil {
+		return "", fmt.Errorf(where+": %s does not replay: %w", "trajectory", file, err)
+	}
+	cost := &tot.Cost
+	if len(tot.Unpriced) > 0 {
+		cost = nil
+	}
+	for _, c := range []struct {
+		field     string
+		got, want any
+	}{
+		{"turns", p.Turns, int64(tot.Turns)}, {"tokens_in", p.TokensIn, tot.TokensIn}, {"tokens_out", p.TokensOut, tot.TokensOut},
+	} {
+		if c.got == nil || reflect.ValueOf(c.got).Elem().Interface() != c.want {
+			return "", fmt.Errorf(where+": is %s but its trajectory %s counts %v", c.field, show(c.got), file, c.want)
+		}
+	}
+	if (cost == nil) != (p.Cost == nil) || cost != nil && math.Abs(*cost-*p.Cost) > 1e-9 {
+		return "", fmt.Errorf(where+": is %s but its trajectory %s costs %s", "cost", show(p.Cost), file, show(cost))
+	}
+	return file, nil
+}
+
+// show writes a value as JSON, a pointer as what it points to.
+func show(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
 }

@@ -145,6 +145,7 @@ func newFlow(t Task, lim Limits, log io.Writer) *flow {
 	rep := &Report{
 		InstanceID: in.InstanceID, Attempt: t.Attempt, Model: t.Prediction.Model, Level: in.Level, Flow: FlowOf(t.Dataset, in),
 		TokensIn: t.Prediction.TokensIn, TokensOut: t.Prediction.TokensOut, Cost: t.Prediction.Cost,
+		Measured: t.Prediction.Measured, Turns: t.Prediction.Turns,
 		Image: t.Image, Tests: map[string]TestResult{},
 		Flags: integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold),
 	}

@@ -89,6 +89,7 @@ type Exchange struct {
 	Model     string  `json:"model,omitempty"`
 	Usage     *Usage  `json:"usage,omitempty"`
 	Cost      float64 `json:"cost,omitempty"`
+	Unpriced  bool    `json:"unpriced,omitempty"` // the model has no price: the cost is unknown
 	Seconds   float64 `json:"seconds"`
 	Error     string  `json:"error,omitempty"` // the upstream's failure, or the limit that refused the request
 	Limit     string  `json:"limit,omitempty"`
@@ -274,8 +275,11 @@ func (m *Meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p, ok := lookupPrice(m.prices, model); ok {
 			ex.Cost = Cost(p, u)
 			m.tot.Cost += ex.Cost
-		} else if !slices.Contains(m.tot.Unpriced, model) {
-			m.tot.Unpriced = append(m.tot.Unpriced, model)
+		} else {
+			ex.Unpriced = true
+			if !slices.Contains(m.tot.Unpriced, model) {
+				m.tot.Unpriced = append(m.tot.Unpriced, model)
+			}
 		}
 	} else if resp.StatusCode < 300 {
 		m.tot.NoUsage++

@@ -16,7 +16,8 @@ import (
 // records, as the proxy counted them when they passed: every model
 // exchange's usage is read again from its recorded body and must be the
 // usage the line states; turns are the model requests forwarded (not
-// those a limit refused). prices may be nil: the cost is then left 0.
+// those a limit refused). With prices, each line's cost must be the
+// table's; without (nil), the costs the lines state are summed.
 func Replay(r io.Reader, prices map[string]config.Price) (Totals, error) {
 	var tot Totals
 	sc := bufio.NewScanner(r)
@@ -77,6 +78,13 @@ func Replay(r io.Reader, prices map[string]config.Price) (Totals, error) {
 		tot.TokensIn += u.In()
 		tot.TokensOut += u.Output
 		if prices == nil {
+			if ex.Unpriced {
+				if !slices.Contains(tot.Unpriced, ex.Model) {
+					tot.Unpriced = append(tot.Unpriced, ex.Model)
+				}
+			} else {
+				tot.Cost += ex.Cost
+			}
 			continue
 		}
 		if p, ok := lookupPrice(prices, ex.Model); ok {
