@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images/imagestest"
 	"github.com/featbench/featbench/internal/llmdouble"
 	"github.com/featbench/featbench/internal/testenv"
@@ -475,10 +478,19 @@ func TestInferKilledRunResumes(t *testing.T) {
 	imagestest.Base(t)
 	root := inferProject(t)
 	bin := evalBinary(t)
+	eng := imagestest.Engine(t)
+	// The killed run's container stays until it expires: removed here.
+	id := "resumed-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	t.Cleanup(func() {
+		if _, err := eng.RemoveContainers(context.Background(), map[string]string{evaluate.LabelRun: id, evaluate.LabelKind: "infer"}, nil); err != nil {
+			t.Error(err)
+		}
+	})
 	script := shellLoopScript(t, root, inferL1, inferL2)
 	m1, m2 := markerOf(t, root, inferL1), markerOf(t, root, inferL2)
 	var mu sync.Mutex
 	started := map[int]int{}
+	second := make(chan struct{}, 8) // the second instance's conversation began
 	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
 		mu.Lock()
 		defer mu.Unlock()
@@ -486,6 +498,9 @@ func TestInferKilledRunResumes(t *testing.T) {
 			for i, m := range []marker{m1, m2} {
 				if m.in(r.Text) {
 					started[i]++
+					if i == 1 {
+						second <- struct{}{}
+					}
 				}
 			}
 		}
@@ -502,7 +517,7 @@ func TestInferKilledRunResumes(t *testing.T) {
 	defer dbl.Close()
 	cmd := func() *exec.Cmd {
 		c := exec.Command(bin, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop",
-			"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "resumed", "--instance", inferL1, "--instance", inferL2)
+			"--model", doubleModel, "--upstream", dbl.URL, "--run-id", id, "--instance", inferL1, "--instance", inferL2)
 		c.Env = append(os.Environ(), "DOCKER_HOST="+host)
 		return c
 	}
@@ -512,27 +527,20 @@ func TestInferKilledRunResumes(t *testing.T) {
 	if err := k.Start(); err != nil {
 		t.Fatal(err)
 	}
-	first := filepath.Join(root, "runs", "resumed", "infer", inferL1, "record.json")
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if _, err := os.Stat(first); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			k.Process.Kill()
-			t.Fatalf("no record after 5 minutes:\n%s", log.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+	select {
+	case <-second: // the first instance is done, the second under way
+	case <-time.After(5 * time.Minute):
+		k.Process.Kill()
+		t.Fatalf("the second instance did not start in 5 minutes:\n%s", log.String())
 	}
-	time.Sleep(time.Second) // into the second instance
 	if err := k.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = k.Wait()
-	if _, err := os.Stat(filepath.Join(root, "runs", "resumed", "infer", inferL2, "record.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(root, "runs", id, "infer", inferL2, "record.json")); err == nil {
 		t.Fatalf("the second instance finished before the kill: the test proves nothing\n%s", log.String())
 	}
-	if p := readPreds(t, filepath.Join(root, "runs", "resumed", "predictions.jsonl")); len(p) != 1 || p[inferL1].Patch == "" {
+	if p := readPreds(t, filepath.Join(root, "runs", id, "predictions.jsonl")); len(p) != 1 || p[inferL1].Patch == "" {
 		t.Fatalf("after the kill, predictions.jsonl holds %d predictions; want the finished one", len(p))
 	}
 	out, err := cmd().CombinedOutput()
@@ -547,7 +555,7 @@ func TestInferKilledRunResumes(t *testing.T) {
 	if started[0] != 1 || started[1] != 2 {
 		t.Errorf("conversations started: first instance %d, second %d; want 1 and 2 (killed, then again)", started[0], started[1])
 	}
-	preds := readPreds(t, filepath.Join(root, "runs", "resumed", "predictions.jsonl"))
+	preds := readPreds(t, filepath.Join(root, "runs", id, "predictions.jsonl"))
 	if len(preds) != 2 || preds[inferL1].Patch == "" || preds[inferL2].Patch == "" {
 		t.Errorf("%d predictions after resuming; want both with patches", len(preds))
 	}
