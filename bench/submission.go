@@ -145,6 +145,24 @@ func (s *Submission) File(name string) *SubmissionFile {
 // ID is unique across all submissions: "name/version/split/folder".
 func (s *Submission) ID() string { return s.Dataset.Key() + "/" + s.Split + "/" + s.Folder }
 
+// MeasuredTokens reports whether the submission's token and cost figures
+// were counted by the harness (eval infer's metering proxy): every result
+// that has tokens says measured, and at least one has.
+func (s *Submission) MeasuredTokens() bool {
+	n := 0
+	for i := range s.Results {
+		r := &s.Results[i]
+		if r.TokensIn == nil && r.TokensOut == nil && r.Cost == nil {
+			continue
+		}
+		if !r.Measured {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // PerInstance reports whether the submission's figures are computed from
 // per-instance results rather than reported.
 func (s *Submission) PerInstance() bool { return s.Reported == nil }
