@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -99,7 +98,7 @@ var (
 var APIs = []string{"openai", "anthropic", "gemini"}
 
 // checkAgents checks the [[agents]] tables and the price table.
-func (c *checker) checkAgents(cfg *Config, root string) {
+func (c *checker) checkAgents(cfg *Config) {
 	seen := map[string]bool{}
 	for i := range cfg.Agents {
 		a := &cfg.Agents[i]
@@ -112,9 +111,10 @@ func (c *checker) checkAgents(cfg *Config, root string) {
 		}
 		seen[a.Name] = true
 		if a.Install != "" {
-			if filepath.IsAbs(a.Install) || checkChars(a.Install) != nil || strings.HasPrefix(filepath.Clean(a.Install), "..") {
-				c.add(key+".install", "%q is not a folder of the project", a.Install)
-			} else if !isDir(filepath.Join(root, a.Install)) {
+			// Whether it exists is eval infer's to say: a copy of the
+			// file without the agents' folders (a test's, the gate's
+			// checkout) is still a valid configuration.
+			if !filepath.IsLocal(a.Install) || checkChars(a.Install) != nil {
 				c.add(key+".install", "%q is not a folder of the project", a.Install)
 			}
 		}
@@ -173,11 +173,6 @@ func (c *checker) checkAgents(cfg *Config, root string) {
 			}
 		}
 	}
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 func sortedNames[V any](m map[string]V) []string {

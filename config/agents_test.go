@@ -66,7 +66,7 @@ func TestLoadAgentErrors(t *testing.T) {
 			[]string{`"agents[0].env[0]"`, "harness's"}},
 		{"install outside", "[[agents]]\nname = \"a\"\ncommand = \"x\"\ninstall = \"../x\"\n",
 			[]string{`"agents[0].install"`, "not a folder of the project"}},
-		{"install missing", "[[agents]]\nname = \"a\"\ncommand = \"x\"\ninstall = \"nope\"\n",
+		{"install absolute", "[[agents]]\nname = \"a\"\ncommand = \"x\"\ninstall = \"/opt/x\"\n",
 			[]string{`"agents[0].install"`}},
 		{"timeout", "[[agents]]\nname = \"a\"\ncommand = \"x\"\ntimeout = \"soon\"\n",
 			[]string{`"agents[0].timeout"`}},

@@ -181,7 +181,7 @@ func (c *checker) validate(cfg *Config, root string) {
 	c.checkEval(&cfg.Eval)
 	c.checkCollect(&cfg.Collect)
 	c.checkLLM(&cfg.LLM)
-	c.checkAgents(cfg, root)
+	c.checkAgents(cfg)
 	for i, b := range s.Badges {
 		if err := checkLink(b.URL); err != nil {
 			c.add(fmt.Sprintf("site.badges[%d].url", i), "%v", err)

@@ -82,6 +82,9 @@ func EnsureImage(ctx context.Context, eng Builder, spec ImageSpec, log io.Writer
 	if spec.Install != "" {
 		var err error
 		files, err = readInstall(spec.Install)
+		if err == nil && len(files) == 0 {
+			err = fmt.Errorf("the install folder %s is empty", spec.Install)
+		}
 		if err != nil {
 			return "", fmt.Errorf("agent %s: %w", spec.Agent, err)
 		}
