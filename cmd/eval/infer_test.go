@@ -54,6 +54,14 @@ api_key_env = "FEATBENCH_TEST_UPSTREAM_KEY"
 command = 'python3 -I /opt/featbench/agent/agent.py'
 timeout = "5m"
 max_turns = 2
+
+[[agents]]
+name = "shell-loop-short"
+install = "agents/shell-loop"
+api = "openai"
+upstream = "http://127.0.0.1:9"
+command = 'python3 -I /opt/featbench/agent/agent.py'
+timeout = "20s"
 `
 
 // inferProject is copyProject with the agents' install folders, the
@@ -558,5 +566,56 @@ func TestInferKilledRunResumes(t *testing.T) {
 	preds := readPreds(t, filepath.Join(root, "runs", id, "predictions.jsonl"))
 	if len(preds) != 2 || preds[inferL1].Patch == "" || preds[inferL2].Patch == "" {
 		t.Errorf("%d predictions after resuming; want both with patches", len(preds))
+	}
+}
+
+// TestInferFailuresWithLLMTestDouble: on three instances of one run, the
+// LLM test double solves the first, fails every request of the second
+// (status 500) and stalls on the third past the agent's timeout: the
+// first is a prediction that resolves, the second is recorded as
+// UpstreamError and the third as AgentTimeout, each with what was done,
+// and none loses the others.
+func TestInferFailuresWithLLMTestDouble(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t)
+	t.Setenv("DOCKER_HOST", host)
+	root := inferProject(t)
+	const failing, stalling = "featbench__textkit.test_fuzzy.3ef8640e.lv1", "featbench__textkit.test_stats.bdae62d6.lv1"
+	solve := shellLoopScript(t, root, inferL1)
+	mFail, mStall := markerOf(t, root, failing), markerOf(t, root, stalling)
+	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		switch {
+		case mFail.in(r.Text):
+			return llmdouble.Reply{Status: 500}
+		case mStall.in(r.Text):
+			if strings.Contains(r.Text, "started.txt") {
+				time.Sleep(60 * time.Second) // past the agent's 20 s
+				return llmdouble.Reply{Text: "DONE"}
+			}
+			return llmdouble.Reply{Text: "```bash\necho started > /testbed/started.txt\n```"}
+		}
+		return solve(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbl.Close()
+	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop-short",
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "failures", "--instance", inferL1, "--instance", failing, "--instance", stalling)
+	if code != 0 {
+		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
+	}
+	preds := readPreds(t, filepath.Join(root, "runs", "failures", "predictions.jsonl"))
+	if p := preds[inferL1]; p.FailureMode != "" || p.Patch == "" {
+		t.Errorf("the solved instance: failure %q, patch %q", p.FailureMode, p.Patch)
+	}
+	if p := preds[failing]; p.FailureMode != "UpstreamError" || p.Patch != "" || p.Turns != 3 {
+		t.Errorf("the failing upstream: failure %q, %d turns, patch %q", p.FailureMode, p.Turns, p.Patch)
+	}
+	if p := preds[stalling]; p.FailureMode != "AgentTimeout" || !strings.Contains(p.Patch, "+started") {
+		t.Errorf("the stalled agent: failure %q, patch %q", p.FailureMode, p.Patch)
+	}
+	if !strings.Contains(out, "AgentTimeout 1, UpstreamError 1") {
+		t.Errorf("the summary does not count the failures: %s", out)
 	}
 }
