@@ -619,3 +619,59 @@ func TestInferFailuresWithLLMTestDouble(t *testing.T) {
 		t.Errorf("the summary does not count the failures: %s", out)
 	}
 }
+
+// TestInferClaudeCodeWithLLMTestDouble: Claude Code from npm (its native
+// binary put in place by its install script, run offline in the layer's
+// build) runs on a level 1 instance; the LLM test double answers its
+// Anthropic messages with a Write tool call per file of the solution;
+// eval run grades the diff as resolved, and the tokens are what the
+// double served.
+func TestInferClaudeCodeWithLLMTestDouble(t *testing.T) {
+	host := testenv.DockerHost(t)
+	imagestest.Base(t)
+	t.Setenv("DOCKER_HOST", host)
+	root := inferProject(t)
+	mark := markerOf(t, root, inferL1)
+	files := solution(t, root, inferL1)
+	var mu sync.Mutex
+	var seen []string
+	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("request %d %s: model %s, tools %v, %d tool results, marker %v, last %.200q", r.N, r.Path, r.Model, r.Tools, r.ToolResults, mark.in(r.Text), r.Last))
+		mu.Unlock()
+		switch {
+		case r.LastIsToolResult:
+			return llmdouble.Reply{Text: "The feature is implemented."}
+		case r.ToolResults == 0 && mark.in(r.Text) && contains(r.Tools, "Write"):
+			var calls []llmdouble.Call
+			for p, c := range files {
+				calls = append(calls, llmdouble.Call{Name: "Write", Args: map[string]any{"file_path": "/testbed/" + p, "content": c}})
+			}
+			return llmdouble.Reply{Calls: calls}
+		}
+		return llmdouble.Reply{Text: "OK"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbl.Close()
+	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "claude-code",
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "claude", "--instance", inferL1)
+	if code != 0 {
+		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
+	}
+	preds := readPreds(t, filepath.Join(root, "runs", "claude", "predictions.jsonl"))
+	p := preds[inferL1]
+	alog, _ := os.ReadFile(filepath.Join(root, "runs", "claude", "infer", inferL1, "agent.log"))
+	if p.FailureMode != "" || p.Patch == "" {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("failure %q, patch %q; the agent's output:\n%.3000s\nthe double saw:\n%s", p.FailureMode, p.Patch, alog, strings.Join(seen, "\n"))
+	}
+	checkServed(t, preds, dbl.Served())
+	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",
+		"--predictions", filepath.Join(root, "runs", "claude", "predictions.jsonl"), "--run-id", "claude", "--instance", inferL1)
+	if code != 0 || !strings.Contains(out, "1 of 1 instances resolved") {
+		t.Fatalf("eval run: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
