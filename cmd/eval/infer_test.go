@@ -627,6 +627,36 @@ func TestInferFailuresWithLLMTestDouble(t *testing.T) {
 // eval run grades the diff as resolved, and the tokens are what the
 // double served.
 func TestInferClaudeCodeWithLLMTestDouble(t *testing.T) {
+	testCLI(t, "claude-code", func(r llmdouble.Request, files map[string]string) []llmdouble.Call {
+		if !contains(r.Tools, "Write") {
+			return nil
+		}
+		var calls []llmdouble.Call
+		for p, c := range files {
+			calls = append(calls, llmdouble.Call{Name: "Write", Args: map[string]any{"file_path": "/testbed/" + p, "content": c}})
+		}
+		return calls
+	})
+}
+
+// TestInferCodexWithLLMTestDouble: Codex CLI from npm (a Node launcher
+// and its native binary) runs on a level 1 instance over the OpenAI
+// responses API; the LLM test double answers with an exec_command tool
+// call that writes the solution; eval run grades the diff as resolved,
+// and the tokens are what the double served.
+func TestInferCodexWithLLMTestDouble(t *testing.T) {
+	testCLI(t, "codex", func(r llmdouble.Request, files map[string]string) []llmdouble.Call {
+		if !contains(r.Tools, "exec_command") {
+			return nil
+		}
+		return []llmdouble.Call{{Name: "exec_command", Args: map[string]any{"cmd": heredocs("/testbed", files), "login": false}}}
+	})
+}
+
+// testCLI runs a shipped agent CLI on a level 1 instance against the LLM
+// test double, whose calls (given the request and the solution's files)
+// write the solution, and grades the diff.
+func testCLI(t *testing.T, agent string, calls func(llmdouble.Request, map[string]string) []llmdouble.Call) {
 	host := testenv.DockerHost(t)
 	imagestest.Base(t)
 	t.Setenv("DOCKER_HOST", host)
@@ -642,12 +672,10 @@ func TestInferClaudeCodeWithLLMTestDouble(t *testing.T) {
 		switch {
 		case r.LastIsToolResult:
 			return llmdouble.Reply{Text: "The feature is implemented."}
-		case r.ToolResults == 0 && mark.in(r.Text) && contains(r.Tools, "Write"):
-			var calls []llmdouble.Call
-			for p, c := range files {
-				calls = append(calls, llmdouble.Call{Name: "Write", Args: map[string]any{"file_path": "/testbed/" + p, "content": c}})
+		case r.ToolResults == 0 && mark.in(r.Text):
+			if c := calls(r, files); c != nil {
+				return llmdouble.Reply{Calls: c}
 			}
-			return llmdouble.Reply{Calls: calls}
 		}
 		return llmdouble.Reply{Text: "OK"}
 	})
@@ -655,14 +683,14 @@ func TestInferClaudeCodeWithLLMTestDouble(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dbl.Close()
-	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "claude-code",
-		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "claude", "--instance", inferL1)
+	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", agent,
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", agent, "--instance", inferL1)
 	if code != 0 {
 		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
 	}
-	preds := readPreds(t, filepath.Join(root, "runs", "claude", "predictions.jsonl"))
+	preds := readPreds(t, filepath.Join(root, "runs", agent, "predictions.jsonl"))
 	p := preds[inferL1]
-	alog, _ := os.ReadFile(filepath.Join(root, "runs", "claude", "infer", inferL1, "agent.log"))
+	alog, _ := os.ReadFile(filepath.Join(root, "runs", agent, "infer", inferL1, "agent.log"))
 	if p.FailureMode != "" || p.Patch == "" {
 		mu.Lock()
 		defer mu.Unlock()
@@ -670,7 +698,7 @@ func TestInferClaudeCodeWithLLMTestDouble(t *testing.T) {
 	}
 	checkServed(t, preds, dbl.Served())
 	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",
-		"--predictions", filepath.Join(root, "runs", "claude", "predictions.jsonl"), "--run-id", "claude", "--instance", inferL1)
+		"--predictions", filepath.Join(root, "runs", agent, "predictions.jsonl"), "--run-id", agent, "--instance", inferL1)
 	if code != 0 || !strings.Contains(out, "1 of 1 instances resolved") {
 		t.Fatalf("eval run: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -1,6 +1,6 @@
 // Package llmdouble is a TEST DOUBLE of a model API, for tests only: a
-// scripted server that speaks OpenAI's chat completions and Anthropic's
-// messages (streamed or not) and answers each request with what its
+// scripted server that speaks OpenAI's chat completions and responses and
+// Anthropic's messages (streamed or not) and answers each request with what its
 // script says: text, or tool calls that edit files. No model endpoint is
 // reachable where the tests run; this stands in at the API boundary and
 // nowhere else. It counts the tokens it reports in each answer's usage, so
@@ -36,7 +36,7 @@ type Reply struct {
 
 // Request is what the script sees of one request.
 type Request struct {
-	API    string // "openai" or "anthropic"
+	API    string // "openai", "openai-responses" or "anthropic"
 	Path   string
 	Model  string
 	Stream bool
@@ -131,6 +131,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.API = "openai"
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		req.API = "anthropic"
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		req.API = "openai-responses"
 	default:
 		http.Error(w, `{"error":{"message":"the test double answers chat completions and messages only"}}`, http.StatusNotFound)
 		return
@@ -165,9 +167,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.usage.CachedInput += cached
 	s.usage.Models[req.Model]++
 	s.mu.Unlock()
-	if req.API == "openai" {
+	switch req.API {
+	case "openai":
 		s.openAI(w, req, reply, in, out, cached)
-	} else {
+	case "openai-responses":
+		s.responses(w, req, reply, in, out, cached)
+	default:
 		s.anthropic(w, req, reply, in, out, cached)
 	}
 }
@@ -189,13 +194,25 @@ func read(req *Request, body map[string]any) {
 	if sys, ok := body["system"]; ok {
 		text.WriteString(flatten(sys))
 	}
+	if ins, ok := body["instructions"].(string); ok {
+		text.WriteString(ins)
+	}
 	msgs, _ := body["messages"].([]any)
+	if input, ok := body["input"]; ok { // OpenAI responses
+		if s, ok := input.(string); ok {
+			input = []any{map[string]any{"role": "user", "content": s}}
+		}
+		msgs, _ = input.([]any)
+	}
 	for i, m := range msgs {
 		mm, _ := m.(map[string]any)
 		role, _ := mm["role"].(string)
 		content := flatten(mm["content"])
+		if o, ok := mm["output"].(string); ok {
+			content += o
+		}
 		text.WriteString("\n" + content)
-		isResult := role == "tool" || strings.Contains(typesOf(mm["content"]), "tool_result")
+		isResult := role == "tool" || strings.Contains(typesOf(mm["content"]), "tool_result") || mm["type"] == "function_call_output"
 		if isResult {
 			req.ToolResults++
 		}
@@ -337,4 +354,54 @@ func (s *Server) anthropic(w http.ResponseWriter, req Request, reply Reply, in, 
 	}
 	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": out}})
 	event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+func (s *Server) responses(w http.ResponseWriter, req Request, reply Reply, in, out, cached int64) {
+	id := fmt.Sprintf("resp_double_%d", req.N)
+	var items []any
+	if reply.Text != "" {
+		items = append(items, map[string]any{"type": "message", "id": fmt.Sprintf("msg_%d", req.N), "status": "completed", "role": "assistant",
+			"content": []any{map[string]any{"type": "output_text", "text": reply.Text, "annotations": []any{}}}})
+	}
+	for i, c := range reply.Calls {
+		args, _ := json.Marshal(c.Args)
+		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", req.N, i), "call_id": fmt.Sprintf("call_%d_%d", req.N, i),
+			"name": c.Name, "arguments": string(args), "status": "completed"})
+	}
+	resp := map[string]any{"id": id, "object": "response", "created_at": 1700000000, "status": "completed", "model": req.Model, "output": items,
+		"usage": map[string]any{"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": cached},
+			"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + out}}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resp)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	seq := 0
+	event := func(name string, data map[string]any) {
+		data["type"] = name
+		data["sequence_number"] = seq
+		seq++
+		raw, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, raw)
+	}
+	created := map[string]any{}
+	for k, v := range resp {
+		created[k] = v
+	}
+	created["status"], created["output"], created["usage"] = "in_progress", []any{}, nil
+	event("response.created", map[string]any{"response": created})
+	event("response.in_progress", map[string]any{"response": created})
+	for i, it := range items {
+		item := it.(map[string]any)
+		event("response.output_item.added", map[string]any{"output_index": i, "item": item})
+		if item["type"] == "message" {
+			event("response.output_text.delta", map[string]any{"output_index": i, "content_index": 0, "item_id": item["id"], "delta": reply.Text})
+			event("response.output_text.done", map[string]any{"output_index": i, "content_index": 0, "item_id": item["id"], "text": reply.Text})
+		} else {
+			event("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": item["id"], "arguments": item["arguments"]})
+		}
+		event("response.output_item.done", map[string]any{"output_index": i, "item": item})
+	}
+	event("response.completed", map[string]any{"response": resp})
 }
