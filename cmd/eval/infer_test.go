@@ -653,6 +653,23 @@ func TestInferCodexWithLLMTestDouble(t *testing.T) {
 	})
 }
 
+// TestInferGeminiCLIWithLLMTestDouble: Gemini CLI from npm runs on a
+// level 1 instance over the Gemini API; the LLM test double answers with
+// a write_file function call per file of the solution; eval run grades
+// the diff as resolved, and the tokens are what the double served.
+func TestInferGeminiCLIWithLLMTestDouble(t *testing.T) {
+	testCLI(t, "gemini-cli", func(r llmdouble.Request, files map[string]string) []llmdouble.Call {
+		if !contains(r.Tools, "write_file") {
+			return nil
+		}
+		var calls []llmdouble.Call
+		for p, c := range files {
+			calls = append(calls, llmdouble.Call{Name: "write_file", Args: map[string]any{"file_path": "/testbed/" + p, "content": c}})
+		}
+		return calls
+	})
+}
+
 // testCLI runs a shipped agent CLI on a level 1 instance against the LLM
 // test double, whose calls (given the request and the solution's files)
 // write the solution, and grades the diff.

@@ -1,6 +1,6 @@
 // Package llmdouble is a TEST DOUBLE of a model API, for tests only: a
-// scripted server that speaks OpenAI's chat completions and responses and
-// Anthropic's messages (streamed or not) and answers each request with what its
+// scripted server that speaks OpenAI's chat completions and responses,
+// Anthropic's messages and Gemini's generateContent (streamed or not) and answers each request with what its
 // script says: text, or tool calls that edit files. No model endpoint is
 // reachable where the tests run; this stands in at the API boundary and
 // nowhere else. It counts the tokens it reports in each answer's usage, so
@@ -36,7 +36,7 @@ type Reply struct {
 
 // Request is what the script sees of one request.
 type Request struct {
-	API    string // "openai", "openai-responses" or "anthropic"
+	API    string // "openai", "openai-responses", "anthropic" or "gemini"
 	Path   string
 	Model  string
 	Stream bool
@@ -133,6 +133,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.API = "anthropic"
 	case strings.HasSuffix(r.URL.Path, "/responses"):
 		req.API = "openai-responses"
+	case strings.HasSuffix(r.URL.Path, ":generateContent"), strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
+		req.API = "gemini"
+		i := strings.LastIndex(r.URL.Path, "/models/")
+		body["model"] = strings.SplitN(r.URL.Path[i+len("/models/"):], ":", 2)[0]
+		body["stream"] = strings.HasSuffix(r.URL.Path, ":streamGenerateContent")
 	default:
 		http.Error(w, `{"error":{"message":"the test double answers chat completions and messages only"}}`, http.StatusNotFound)
 		return
@@ -172,6 +177,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.openAI(w, req, reply, in, out, cached)
 	case "openai-responses":
 		s.responses(w, req, reply, in, out, cached)
+	case "gemini":
+		s.gemini(w, req, reply, in, out, cached)
 	default:
 		s.anthropic(w, req, reply, in, out, cached)
 	}
@@ -183,6 +190,14 @@ func read(req *Request, body map[string]any) {
 	if tools, ok := body["tools"].([]any); ok {
 		for _, t := range tools {
 			tm, _ := t.(map[string]any)
+			if decls, ok := tm["functionDeclarations"].([]any); ok { // Gemini
+				for _, d := range decls {
+					dm, _ := d.(map[string]any)
+					name, _ := dm["name"].(string)
+					req.Tools = append(req.Tools, name)
+				}
+				continue
+			}
 			if f, ok := tm["function"].(map[string]any); ok {
 				name, _ := f["name"].(string)
 				req.Tools = append(req.Tools, name)
@@ -198,6 +213,25 @@ func read(req *Request, body map[string]any) {
 		text.WriteString(ins)
 	}
 	msgs, _ := body["messages"].([]any)
+	if si, ok := body["systemInstruction"]; ok { // Gemini
+		sm, _ := si.(map[string]any)
+		text.WriteString(flatten(sm["parts"]))
+	}
+	if contents, ok := body["contents"].([]any); ok { // Gemini
+		msgs = nil
+		for _, c := range contents {
+			cm, _ := c.(map[string]any)
+			parts, _ := cm["parts"].([]any)
+			m := map[string]any{"role": cm["role"], "content": parts}
+			for _, p := range parts {
+				if pm, _ := p.(map[string]any); pm["functionResponse"] != nil {
+					raw, _ := json.Marshal(pm["functionResponse"])
+					m["type"], m["output"] = "function_call_output", string(raw)
+				}
+			}
+			msgs = append(msgs, m)
+		}
+	}
 	if input, ok := body["input"]; ok { // OpenAI responses
 		if s, ok := input.(string); ok {
 			input = []any{map[string]any{"role": "user", "content": s}}
@@ -404,4 +438,27 @@ func (s *Server) responses(w http.ResponseWriter, req Request, reply Reply, in, 
 		event("response.output_item.done", map[string]any{"output_index": i, "item": item})
 	}
 	event("response.completed", map[string]any{"response": resp})
+}
+
+func (s *Server) gemini(w http.ResponseWriter, req Request, reply Reply, in, out, cached int64) {
+	var parts []any
+	if reply.Text != "" {
+		parts = append(parts, map[string]any{"text": reply.Text})
+	}
+	for _, c := range reply.Calls {
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": c.Args}})
+	}
+	resp := map[string]any{
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out, "cachedContentTokenCount": cached},
+		"modelVersion":  req.Model, "responseId": fmt.Sprintf("double-%d", req.N),
+	}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resp)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	raw, _ := json.Marshal(resp)
+	fmt.Fprintf(w, "data: %s\r\n\r\n", raw)
 }
