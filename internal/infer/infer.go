@@ -217,10 +217,10 @@ type prediction struct {
 	Model       string   `json:"model_name_or_path"`
 	Agent       string   `json:"agent"`
 	Patch       string   `json:"model_patch"`
-	TokensIn    int64    `json:"tokens_in"`
-	TokensOut   int64    `json:"tokens_out"`
+	TokensIn    *int64   `json:"tokens_in,omitempty"`
+	TokensOut   *int64   `json:"tokens_out,omitempty"`
 	Cost        *float64 `json:"cost,omitempty"`
-	Turns       int      `json:"turns"`
+	Turns       *int     `json:"turns,omitempty"`
 	Duration    float64  `json:"duration"`
 	Trajectory  string   `json:"trajectory"` // relative to predictions.jsonl's folder
 	Measured    bool     `json:"measured"`
@@ -241,18 +241,23 @@ func WritePredictions(dir string, meta Meta) ([]*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		if retried[rec.FailureMode] && rec.FailureMode == HarnessError {
+		if rec.FailureMode == HarnessError {
 			continue // no prediction: the harness failed, not the agent
 		}
 		patch, err := os.ReadFile(filepath.Join(idir, PatchFile))
 		if err != nil {
 			return nil, fmt.Errorf("the prediction of %s: %w", id, err)
 		}
-		line, err := json.Marshal(prediction{
-			InstanceID: id, Model: rec.Model, Agent: rec.Agent, Patch: string(patch),
-			TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, Cost: rec.Cost, Turns: rec.Turns, Duration: round(rec.Seconds),
-			Trajectory: Folder + "/" + id + "/" + TrajectoryFile, Measured: true, FailureMode: rec.FailureMode,
-		})
+		p := prediction{
+			InstanceID: id, Model: rec.Model, Agent: rec.Agent, Patch: string(patch), Duration: round(rec.Seconds),
+			Trajectory: Folder + "/" + id + "/" + TrajectoryFile, FailureMode: rec.FailureMode,
+		}
+		if rec.Meter.NoUsage == 0 {
+			// Measured only when every response reported its usage: a
+			// count with holes is no figure to publish.
+			p.TokensIn, p.TokensOut, p.Cost, p.Turns, p.Measured = &rec.TokensIn, &rec.TokensOut, rec.Cost, &rec.Turns, true
+		}
+		line, err := json.Marshal(p)
 		if err != nil {
 			return nil, err
 		}

@@ -267,23 +267,7 @@ func diff(ctx context.Context, box *container.Container, log io.Writer, work str
 	if err != nil || res.ExitCode != 0 {
 		return nil, 0, nil, fmt.Errorf("listing the agent's changes: %v %s", err, res.Stderr)
 	}
-	var keep, dropped []string
-	for _, entry := range strings.Split(strings.TrimRight(string(res.Stdout), "\x00"), "\x00") {
-		if entry == "" {
-			continue
-		}
-		f := strings.SplitN(entry, "\t", 3)
-		if len(f) != 3 {
-			continue
-		}
-		p := f[2]
-		switch {
-		case f[0] == "-" && f[1] == "-", integrity.IsTest(in, p), junk(p):
-			dropped = append(dropped, p)
-		default:
-			keep = append(keep, p)
-		}
-	}
+	keep, dropped := changes(res.Stdout, in)
 	if len(keep) == 0 {
 		return []byte{}, 0, dropped, nil
 	}
@@ -297,6 +281,26 @@ func diff(ctx context.Context, box *container.Container, log io.Writer, work str
 	}
 	fmt.Fprintf(log, "the agent's diff: %d files, %d bytes; left out: %s\n", len(keep), len(res.Stdout), strings.Join(dropped, ", "))
 	return res.Stdout, len(keep), dropped, nil
+}
+
+// changes splits the paths of git's `diff --numstat -z` into those the
+// prediction keeps and those it leaves out: binaries (numstat's "-"),
+// test files (the instance's, and any by its path) and junk.
+func changes(numstat []byte, in *bench.Instance) (keep, dropped []string) {
+	for _, entry := range strings.Split(strings.TrimRight(string(numstat), "\x00"), "\x00") {
+		f := strings.SplitN(entry, "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		p := f[2]
+		switch {
+		case f[0] == "-" && f[1] == "-", integrity.IsTest(in, p), junk(p):
+			dropped = append(dropped, p)
+		default:
+			keep = append(keep, p)
+		}
+	}
+	return keep, dropped
 }
 
 // junk is what running code leaves that is no one's work.

@@ -174,9 +174,50 @@ func TestMeterLimits(t *testing.T) {
 	if !strings.Contains(traj.String(), `"limit":"TurnLimit"`) {
 		t.Errorf("the refused request is not in the trajectory:\n%s", traj.String())
 	}
-	// A request that is not a model call passes without counting.
-	code, _ := post(t, c, "/models", map[string]any{})
-	if code != 404 || m.Totals().Turns != 3 {
-		t.Errorf("a non-model request: status %d, turns %d", code, m.Totals().Turns)
+	// A request that is neither a model call, a read nor a token count
+	// is refused: the key buys model calls only.
+	code, body := post(t, c, "/files", map[string]any{})
+	if code != 403 || !strings.Contains(body, "not a model call") || m.Totals().Turns != 3 {
+		t.Errorf("a POST /files: status %d, %s, turns %d", code, body, m.Totals().Turns)
+	}
+	// A read passes without counting (the double answers 404).
+	resp, err := c.Get("http://proxy/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 || m.Totals().Turns != 3 {
+		t.Errorf("GET /models: status %d, turns %d", resp.StatusCode, m.Totals().Turns)
+	}
+}
+
+// TestMeterTokenAndCostLimits: the request after the totals reach the
+// token or the cost limit is refused with that limit.
+func TestMeterTokenAndCostLimits(t *testing.T) {
+	for _, c := range []struct {
+		lim  meter.Limits
+		want string
+	}{
+		{meter.Limits{Tokens: 30}, meter.TokenLimit},
+		{meter.Limits{Cost: 0.0001}, meter.CostLimit},
+	} {
+		dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+			return llmdouble.Reply{Text: "a fairly long answer of some tokens"}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, cl := startMeter(t, dbl, "openai", c.lim, io.Discard)
+		msg := map[string]any{"model": "double-model", "messages": []any{map[string]any{"role": "user", "content": "hi"}}}
+		n := 0
+		for ; n < 10; n++ {
+			if code, _ := post(t, cl, "/chat/completions", msg); code != 200 {
+				break
+			}
+		}
+		if tot := m.Totals(); tot.Limit != c.want || n != dbl.Served().Requests || n == 0 || n == 10 {
+			t.Errorf("%+v: limit %q after %d requests (%d served), totals %+v", c.lim, tot.Limit, n, dbl.Served().Requests, tot)
+		}
+		dbl.Close()
 	}
 }

@@ -181,7 +181,9 @@ func (m *Meter) limitLocked() string {
 	return ""
 }
 
-// ServeHTTP forwards one request.
+// ServeHTTP forwards one request: a model call (counted, priced,
+// limited), a read or a token count (forwarded as it is); anything else
+// is refused.
 func (m *Meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	kind := KindOf(r.URL.Path)
@@ -189,6 +191,12 @@ func (m *Meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequest+1))
 	if err != nil || len(body) > MaxRequest {
 		m.refuse(w, &ex, http.StatusRequestEntityTooLarge, "featbench_request", fmt.Sprintf("the request is over %d bytes, or could not be read", MaxRequest), start)
+		return
+	}
+	if kind == Other && !harmless(r) {
+		// The upstream's key must buy model calls only: not files,
+		// batches, fine-tuning or images.
+		m.refuse(w, &ex, http.StatusForbidden, "featbench_forbidden", r.Method+" "+r.URL.Path+" is not a model call: the proxy forwards model calls, reads and token counts only", start)
 		return
 	}
 	if kind != Other {
@@ -286,6 +294,16 @@ func (m *Meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m.mu.Unlock()
 	m.record(&ex, start)
+}
+
+// harmless is a request the proxy forwards unmetered: a read (GET, HEAD:
+// the models list, say) or a token count, which costs nothing.
+func harmless(r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	p := strings.TrimRight(r.URL.Path, "/")
+	return r.Method == http.MethodPost && (strings.HasSuffix(p, "/count_tokens") || strings.HasSuffix(p, ":countTokens") || strings.HasSuffix(p, "/input_tokens"))
 }
 
 func limitName(l string) string {
