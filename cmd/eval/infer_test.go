@@ -331,11 +331,50 @@ func TestInferShellLoopWithLLMTestDouble(t *testing.T) {
 	if _, errOut, code := runEval(t, "validate", sub, "--root", root); code != 0 {
 		t.Fatalf("validate: exit %d\n%s", code, errOut)
 	}
+	// The site shows the figures as measured, and links the trajectories.
+	page := buildSystemPage(t, root, "shell-loop-double")
+	if !strings.Contains(page, ">measured</span>") || !strings.Contains(page, "trajectories") {
+		t.Errorf("the system page does not mark the figures measured or link the trajectories")
+	}
 	// A trajectory whose usage was edited after the run is caught.
 	tamperTrajectory(t, filepath.Join(sub, "trajectories.tar.gz"))
 	if _, errOut, code := runEval(t, "validate", sub, "--root", root); code != 1 || !strings.Contains(errOut, "its SHA-256 is not the one the report records") {
 		t.Errorf("validate of an edited trajectory: exit %d\n%s", code, errOut)
 	}
+}
+
+// buildSystemPage builds the site of the project with cmd/build and
+// returns the page of the system with that slug.
+func buildSystemPage(t *testing.T, root, slug string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "build")
+	if out, err := exec.Command("go", "build", "-o", bin, "../build").CombinedOutput(); err != nil {
+		t.Fatalf("go build ../build: %v\n%s", err, out)
+	}
+	for _, f := range []string{"package.json", "package-lock.json"} { // the chart library's pin
+		raw, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command(bin, "--root", root).CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	var page string
+	filepath.WalkDir(filepath.Join(root, "public"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(p, slug) && strings.HasSuffix(p, ".html") && page == "" {
+			raw, _ := os.ReadFile(p)
+			page = string(raw)
+		}
+		return nil
+	})
+	if page == "" {
+		t.Fatalf("the site has no page of %s", slug)
+	}
+	return page
 }
 
 // tamperTrajectory raises the first output count of the first trajectory
