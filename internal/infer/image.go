@@ -251,8 +251,14 @@ func fetch(ctx context.Context, spec ImageSpec, files []container.File, log io.W
 	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
 		return "", err
 	}
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return modules, nil // another process fetched them meanwhile
+	}
 	_ = os.RemoveAll(dir) // an incomplete earlier try
 	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, ".complete")); serr == nil {
+			return modules, nil
+		}
 		return "", fmt.Errorf("caching the packages: %w", err)
 	}
 	return modules, nil
