@@ -838,9 +838,11 @@ func AgentDir(ds *bench.Dataset, in *bench.Instance) string {
 // gets, with the very set-up grading makes: the base as the repository's
 // only commit, nothing of the solution in it or its history; level 2
 // built from scratch: the original package masked and sealed, and the
-// agent's empty folder. Nothing the harness brought stays (no gold patch,
-// no test patch, no plugin). Each command goes to log. It returns the
-// folder the agent works in (AgentDir).
+// agent's empty folder, with the repository closed to every user but root
+// (the statement says the agent does not have its code, and its test
+// files are the ones that grade). Nothing the harness brought stays (no
+// gold patch, no test patch, no plugin). Each command goes to log. It
+// returns the folder the agent works in (AgentDir).
 func StartingPoint(ctx context.Context, box *container.Container, ds *bench.Dataset, in *bench.Instance, log io.Writer) (string, error) {
 	f := newFlow(Task{Dataset: ds, Instance: in, Attempt: 1}, Limits{}, log)
 	f.box = box
@@ -852,6 +854,11 @@ func StartingPoint(ctx context.Context, box *container.Container, ds *bench.Data
 	}
 	if err := f.step(ctx, "removing what the harness brought", "/", "rm", "-rf", fbDir); err != nil {
 		return "", err
+	}
+	if f.agent {
+		if err := f.step(ctx, "closing the repository, whose code a level 2 agent does not have", "/", "chmod", "700", repoDir); err != nil {
+			return "", err
+		}
 	}
 	return AgentDir(ds, in), nil
 }
