@@ -514,6 +514,16 @@ func TestInferLimitWithLLMTestDouble(t *testing.T) {
 	if !strings.Contains(out, "TurnLimit 1") {
 		t.Errorf("the summary does not count the limit: %s", out)
 	}
+	// Graded, the limit is one of the instance's failure modes.
+	out, errOut, code = runEval(t, "run", "--root", root, "--dataset", "example/v3", "--split", "lite",
+		"--predictions", filepath.Join(root, "runs", "limited", "predictions.jsonl"), "--run-id", "limited", "--instance", inferL1)
+	if code != 0 {
+		t.Fatalf("eval run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	results, _ := os.ReadFile(filepath.Join(root, "runs", "limited", "results.jsonl"))
+	if !strings.Contains(string(results), `"TurnLimit"`) || !strings.Contains(string(results), `"measured":true`) {
+		t.Errorf("the result does not carry the limit as a failure mode, or is not measured:\n%s", results)
+	}
 }
 
 // TestInferKilledRunResumes kills eval infer (SIGKILL) once its first

@@ -176,6 +176,7 @@ func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int)
 		models[p.Model] = true
 		pred := evaluate.Prediction{
 			Model: p.Model, Patch: []byte(p.Patch), TokensIn: p.TokensIn, TokensOut: p.TokensOut, Cost: p.Cost, Trajectory: p.Trajectory,
+			FailureMode: p.FailureMode,
 		}
 		if p.Measured {
 			file, err := checkMeasured(path, p)

@@ -48,6 +48,10 @@ type Prediction struct {
 	Measured       bool
 	Turns          *int64
 	TrajectoryFile string
+	// FailureMode is why the agent stopped without finishing, as the
+	// predictions file gives it (eval infer's failure_mode: TurnLimit,
+	// AgentTimeout, UpstreamError, ...).
+	FailureMode string
 }
 
 // Limits bound one instance's evaluation.
@@ -133,6 +137,9 @@ type Report struct {
 	Measured   bool   `json:"measured,omitempty"`
 	Turns      *int64 `json:"turns,omitempty"`
 	Trajectory string `json:"trajectory,omitempty"`
+	// AgentFailure is why the agent stopped without finishing (the
+	// prediction's failure_mode); grading adds it to FailureModes.
+	AgentFailure string `json:"agent_failure,omitempty"`
 
 	Seconds       float64   `json:"seconds"`        // the whole attempt, wall time
 	PytestSeconds float64   `json:"pytest_seconds"` // what pytest reports, summed over the runs

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,7 +146,7 @@ func newFlow(t Task, lim Limits, log io.Writer) *flow {
 	rep := &Report{
 		InstanceID: in.InstanceID, Attempt: t.Attempt, Model: t.Prediction.Model, Level: in.Level, Flow: FlowOf(t.Dataset, in),
 		TokensIn: t.Prediction.TokensIn, TokensOut: t.Prediction.TokensOut, Cost: t.Prediction.Cost,
-		Measured: t.Prediction.Measured, Turns: t.Prediction.Turns,
+		Measured: t.Prediction.Measured, Turns: t.Prediction.Turns, AgentFailure: t.Prediction.FailureMode,
 		Image: t.Image, Tests: map[string]TestResult{},
 		Flags: integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold),
 	}
@@ -711,6 +712,14 @@ func (f *flow) grade() { grade(f.rep, f.t.Instance) }
 func grade(rep *Report, in *bench.Instance) {
 	agent := rep.Flow == "agent_code"
 	rep.FailureModes, rep.Resolved, rep.FV, rep.RT, rep.PassedRate = nil, false, false, false, 0
+	defer func() {
+		// Why the agent stopped (a limit, its timeout, the upstream), as
+		// eval infer recorded it, is one of the instance's failure modes.
+		if m := rep.AgentFailure; m != "" && !slices.Contains(rep.FailureModes, m) {
+			rep.FailureModes = append(rep.FailureModes, m)
+			sort.Strings(rep.FailureModes)
+		}
+	}()
 	if len(rep.Tampering) > 0 {
 		// Nothing this run reported can be believed.
 		rep.FailureModes = []string{GraderTampering}

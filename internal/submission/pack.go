@@ -327,6 +327,9 @@ func predictionLines(dir string, ids []string, meta evaluate.Meta) ([]byte, erro
 			if rep.Turns != nil {
 				line["turns"] = *rep.Turns
 			}
+			if rep.AgentFailure != "" {
+				line["failure_mode"] = rep.AgentFailure
+			}
 			raw, err := json.Marshal(line)
 			if err != nil {
 				return nil, fmt.Errorf("encoding the prediction of %s: %w", id, err)

@@ -220,6 +220,7 @@ func (v *validator) predictions(raw []byte) map[predKey]predictions.Prediction {
 			{"cost", p.Cost, rep.Cost},
 			{"measured", p.Measured, rep.Measured},
 			{"turns", p.Turns, rep.Turns},
+			{"failure_mode", p.FailureMode, rep.AgentFailure},
 		} {
 			if !reflect.DeepEqual(f.got, f.want) {
 				v.prediction(p.Line, p.InstanceID, k.attempt, f.name, "is %s but the logs' report says %s", show(f.got), show(f.want))
