@@ -184,6 +184,9 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 		case `"flags"`:
 			bit = 1 << 18
 			res.Flags, err = readStrings(dec, sl, internFlag)
+		case `"measured"`:
+			bit = 1 << 19
+			res.Measured, err = readBool(dec)
 		default:
 			return errDecline
 		}

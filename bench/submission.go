@@ -76,6 +76,11 @@ type Result struct {
 	TokensIn     *int64   `json:"tokens_in,omitempty"`
 	TokensOut    *int64   `json:"tokens_out,omitempty"`
 	Cost         *float64 `json:"cost,omitempty"`
+	// Measured says tokens_in, tokens_out and cost were counted by the
+	// harness (eval infer's metering proxy, from the trajectory the
+	// submission's trajectories.tar.gz holds), not reported by the
+	// agent; older files and self-reported figures leave it out.
+	Measured     bool     `json:"measured,omitempty"`
 	FailureModes []string `json:"failure_modes,omitempty"`
 	// What cmd/eval adds; older files leave them out.
 	ApplyMethod      string   `json:"apply_method,omitempty"`      // how the patch applied: ApplyMethods
@@ -139,6 +144,24 @@ func (s *Submission) File(name string) *SubmissionFile {
 
 // ID is unique across all submissions: "name/version/split/folder".
 func (s *Submission) ID() string { return s.Dataset.Key() + "/" + s.Split + "/" + s.Folder }
+
+// MeasuredTokens reports whether the submission's token and cost figures
+// were counted by the harness (eval infer's metering proxy): every result
+// that has tokens says measured, and at least one has.
+func (s *Submission) MeasuredTokens() bool {
+	n := 0
+	for i := range s.Results {
+		r := &s.Results[i]
+		if r.TokensIn == nil && r.TokensOut == nil && r.Cost == nil {
+			continue
+		}
+		if !r.Measured {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
 
 // PerInstance reports whether the submission's figures are computed from
 // per-instance results rather than reported.

@@ -400,6 +400,9 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 			}
 		}
 	}
+	if res.Measured && (res.TokensIn == nil || res.TokensOut == nil) {
+		ps.Add(path, line, "measured", "is true but tokens_in or tokens_out is missing: measured figures are counts the harness made")
+	}
 	if res.Cost != nil {
 		if msg := checkRange(*res.Cost, 0, maxCost); msg != "" {
 			ps.Add(path, line, "cost", "is %s; %s", num(*res.Cost), msg)

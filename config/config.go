@@ -28,6 +28,10 @@ type Config struct {
 	Collect Collect `toml:"collect"`
 	Eval    Eval    `toml:"eval"`
 	LLM     LLM     `toml:"llm"`
+	// Agents are the coding agents `eval infer` runs, and Prices what
+	// their models' tokens cost, by model name.
+	Agents []Agent          `toml:"agents"`
+	Prices map[string]Price `toml:"prices"`
 }
 
 // Eval configures cmd/eval: where the Docker engine is, how many instances
@@ -177,6 +181,7 @@ func (c *checker) validate(cfg *Config, root string) {
 	c.checkEval(&cfg.Eval)
 	c.checkCollect(&cfg.Collect)
 	c.checkLLM(&cfg.LLM)
+	c.checkAgents(cfg)
 	for i, b := range s.Badges {
 		if err := checkLink(b.URL); err != nil {
 			c.add(fmt.Sprintf("site.badges[%d].url", i), "%v", err)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts a private Docker engine for the tests that need one.
 # Idempotent: installs Debian's docker.io only if dockerd is missing (and
-# debootstrap, which builds the base image, if it is), and reuses the engine
-# if it already answers on its socket.
+# debootstrap, which builds the base image, and npm, which fetches the
+# agents' packages for eval infer, if they are), and reuses the engine if it
+# already answers on its socket.
 #
 # Progress goes to stderr; stdout carries only the line to eval:
 #   eval "$(bash scripts/provision-docker.sh)"   # sets DOCKER_HOST
@@ -63,6 +64,18 @@ if [ ! -e /usr/share/keyrings/debian-archive-keyring.gpg ]; then
 		log "install failed; refreshing package lists and retrying"
 		$SUDO apt-get update -qq >&2
 		$SUDO apt-get install -y -qq --no-install-recommends debian-archive-keyring >&2
+	fi
+fi
+
+# npm fetches the agents' packages on this machine for eval infer (from the
+# lockfiles under agents/; they are installed into the agent's image layer
+# without network), which the Docker tests of cmd/eval run.
+if ! command -v npm >/dev/null 2>&1; then
+	log "apt-get install npm"
+	if ! $SUDO apt-get install -y -qq --no-install-recommends npm >&2; then
+		log "install failed; refreshing package lists and retrying"
+		$SUDO apt-get update -qq >&2
+		$SUDO apt-get install -y -qq --no-install-recommends npm >&2
 	fi
 fi
 

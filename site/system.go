@@ -59,6 +59,7 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 			Split: e.sub.Split, BoardURL: u.board(ds, e.sub.Split), Date: r.Date,
 			Rank: r.Rank, RankLo: r.RankLo, RankHi: r.RankHi, Of: len(bd.ranked()), Resolved: r.Resolved, Passed: r.Passed,
 			TokensIn: r.TokensIn, TokensOut: r.TokensOut, TokensN: r.TokensN, Cost: r.Cost, CostN: r.CostN,
+			Measured:   e.sub.MeasuredTokens(),
 			Instances:  ds.SplitSize(e.sub.Split),
 			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,
 			FV: r.FV, RT: r.RT, File: r.File, Attempts: e.sub.Attempts, MeanResolved: r.MeanResolved,

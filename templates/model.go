@@ -430,7 +430,8 @@ type SystemSplit struct {
 	TokensN      int // instances the token means are taken over; 0 when reported
 	Cost         Cell
 	CostN        int
-	Instances    int // instances in the split
+	Measured     bool // tokens and cost were counted by the harness (eval infer), not reported by the agent
+	Instances    int  // instances in the split
 	L1Resolved   Cell
 	L1Passed     Cell
 	L2Resolved   Cell

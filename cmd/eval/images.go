@@ -107,7 +107,7 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"Removes the containers eval started (all of them, running or not), and with --images its images too.", stderr)
 	var pf projectFlags
 	pf.register(fs)
-	withImages := fs.Bool("images", false, "also remove the base and environment images")
+	withImages := fs.Bool("images", false, "also remove the base, environment and agent images")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
@@ -134,9 +134,11 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		// Environment images first: they are built on the base image.
+		// Children before parents: agent layers are built on environment
+		// images, environment images on the base image.
+		rank := map[string]int{"agent": 0, "env": 1, "base": 2}
 		sort.SliceStable(list, func(i, j int) bool {
-			return list[i].Labels[evaluate.LabelKind] != "base" && list[j].Labels[evaluate.LabelKind] == "base"
+			return rank[list[i].Labels[evaluate.LabelKind]] < rank[list[j].Labels[evaluate.LabelKind]]
 		})
 		for _, im := range list {
 			if err := eng.RemoveImage(ctx, im.Ref); err != nil {

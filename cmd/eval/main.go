@@ -1,6 +1,7 @@
 // Command eval grades agents' predictions on a dataset's instances in Docker
 // containers and turns a run into a leaderboard submission.
 //
+//	eval infer --dataset example/v3 --split lite --agent NAME --run-id ID
 //	eval run --dataset example/v2 --split full --predictions FILE --run-id ID
 //	eval submit RUN --slug SLUG --name NAME --scaffold S --model M
 //	eval validate DIR [--rerun]
@@ -30,6 +31,7 @@ Grades agents' predictions on a dataset's instances in Docker containers,
 and turns a run into a leaderboard submission under data/submissions/.
 
 Commands:
+  infer     run an agent of featbench.toml on a split, metered, into predictions for run
   run       evaluate predictions (or --gold, --empty) on a split
   submit    make the submission folders of a finished run
   validate  re-grade a submission folder from its logs (--rerun: in containers)
@@ -58,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	commands := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"infer":    cmdInfer,
 		"run":      cmdRun,
 		"submit":   cmdSubmit,
 		"validate": cmdValidate,

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/infer"
 )
 
 // newProgress shows a run's progress: a bar with the ETA and the resolved
@@ -101,3 +102,93 @@ func (p *lineProgress) Done(rep *evaluate.Report, skipped bool) {
 }
 
 func (p *lineProgress) Finish() {}
+
+// newInferProgress shows an infer run's progress: a bar with the ETA,
+// tokens and cost so far on a terminal, a line per instance elsewhere.
+func newInferProgress(w io.Writer) infer.Progress {
+	p := &inferProgress{w: w}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.bar = true
+	}
+	return p
+}
+
+type inferProgress struct {
+	w           io.Writer
+	bar         bool
+	mu          sync.Mutex
+	b           *progressbar.ProgressBar
+	total, done int
+	ran         int // not skipped: what the ETA is measured on
+	tin, tout   int64
+	cost        float64
+	failed      int
+	start       time.Time
+}
+
+func (p *inferProgress) Start(total int) {
+	p.total, p.start = total, time.Now()
+	if p.bar {
+		p.b = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.w) }),
+		)
+	}
+}
+
+func (p *inferProgress) Done(rec *infer.Record, skipped bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if !skipped {
+		p.ran++
+	}
+	p.tin += rec.TokensIn
+	p.tout += rec.TokensOut
+	if rec.Cost != nil {
+		p.cost += *rec.Cost
+	}
+	if rec.FailureMode != "" {
+		p.failed++
+	}
+	so := fmt.Sprintf("tokens %s in, %s out, $%.4f; %d failed", short(p.tin), short(p.tout), p.cost, p.failed)
+	if p.bar {
+		p.b.Describe(so)
+		_ = p.b.Add(1)
+		return
+	}
+	verdict := "done"
+	if rec.FailureMode != "" {
+		verdict = rec.FailureMode
+	}
+	if skipped {
+		verdict += " (done before)"
+	}
+	eta := ""
+	if left := p.total - p.done; left > 0 && p.ran > 0 {
+		eta = fmt.Sprintf(", about %s left", (time.Since(p.start) / time.Duration(p.ran) * time.Duration(left)).Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s: %s, %d turns, %d files (%.1f s); so far %s%s\n",
+		p.done, p.total, rec.InstanceID, verdict, rec.Turns, rec.FilesChanged, rec.Seconds, so, eta)
+}
+
+func (p *inferProgress) Finish() {
+	if p.b != nil {
+		_ = p.b.Finish()
+	}
+}
+
+// short writes a token count as 12.3k or 4.5M.
+func short(n int64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1e4:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/featbench/featbench/bench"
@@ -133,4 +134,48 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 		out[in.Repo] = ref
 	}
 	return out, nil
+}
+
+// pick finds a dataset, its split (default: site.default_split, else the
+// dataset's first) and the instances of the split to work on (only: these
+// of them).
+func (pr *project) pick(dataset, split string, only []string) (*bench.Dataset, string, []*bench.Instance, error) {
+	ds := pr.data.Dataset(dataset)
+	if ds == nil {
+		var keys []string
+		for _, d := range pr.data.Datasets {
+			keys = append(keys, d.Key())
+		}
+		return nil, "", nil, fmt.Errorf("no dataset %s under %s (there are: %s)", dataset, pr.dataDir(), strings.Join(keys, ", "))
+	}
+	if !ds.HasInstances() {
+		return nil, "", nil, fmt.Errorf("%s publishes no instances (only figures): nothing to evaluate", ds.DisplayName())
+	}
+	sp := split
+	if sp == "" {
+		sp = ds.Splits[0].Name
+		if ds.Split(pr.cfg.Site.DefaultSplit) != nil {
+			sp = pr.cfg.Site.DefaultSplit
+		}
+	}
+	if ds.Split(sp) == nil {
+		var names []string
+		for _, s := range ds.Splits {
+			names = append(names, s.Name)
+		}
+		return nil, "", nil, fmt.Errorf("%s has no split %q (it has %s)", ds.DisplayName(), sp, strings.Join(names, ", "))
+	}
+	ins := ds.SplitInstances(sp)
+	if len(only) > 0 {
+		var picked []*bench.Instance
+		for _, want := range only {
+			in := ds.Instance(want)
+			if in == nil || !ds.InSplit(sp, in) {
+				return nil, "", nil, fmt.Errorf("--instance %s: no such instance in %s %s", want, ds.DisplayName(), sp)
+			}
+			picked = append(picked, in)
+		}
+		ins = picked
+	}
+	return ds, sp, ins, nil
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/predictions"
 )
 
@@ -67,42 +71,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	ds := pr.data.Dataset(*dataset)
-	if ds == nil {
-		var keys []string
-		for _, d := range pr.data.Datasets {
-			keys = append(keys, d.Key())
-		}
-		return fmt.Errorf("no dataset %s under %s (there are: %s)", *dataset, pr.dataDir(), strings.Join(keys, ", "))
-	}
-	if !ds.HasInstances() {
-		return fmt.Errorf("%s publishes no instances (only figures): nothing to evaluate", ds.DisplayName())
-	}
-	sp := *split
-	if sp == "" {
-		sp = ds.Splits[0].Name
-		if ds.Split(pr.cfg.Site.DefaultSplit) != nil {
-			sp = pr.cfg.Site.DefaultSplit
-		}
-	}
-	if ds.Split(sp) == nil {
-		var names []string
-		for _, s := range ds.Splits {
-			names = append(names, s.Name)
-		}
-		return fmt.Errorf("%s has no split %q (it has %s)", ds.DisplayName(), sp, strings.Join(names, ", "))
-	}
-	ins := ds.SplitInstances(sp)
-	if len(only) > 0 {
-		var picked []*bench.Instance
-		for _, want := range only {
-			in := ds.Instance(want)
-			if in == nil || !ds.InSplit(sp, in) {
-				return fmt.Errorf("--instance %s: no such instance in %s %s", want, ds.DisplayName(), sp)
-			}
-			picked = append(picked, in)
-		}
-		ins = picked
+	ds, sp, ins, err := pr.pick(*dataset, *split, only)
+	if err != nil {
+		return err
 	}
 	meta := evaluate.Meta{RunID: *id, Dataset: ds.Key(), Split: sp, Attempts: *attempts, Created: time.Now().UTC()}
 	for _, in := range ins {
@@ -203,9 +174,18 @@ func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int)
 			continue
 		}
 		models[p.Model] = true
-		out[key(p.InstanceID, a)] = evaluate.Prediction{
+		pred := evaluate.Prediction{
 			Model: p.Model, Patch: []byte(p.Patch), TokensIn: p.TokensIn, TokensOut: p.TokensOut, Cost: p.Cost, Trajectory: p.Trajectory,
+			FailureMode: p.FailureMode,
 		}
+		if p.Measured {
+			file, err := checkMeasured(path, p)
+			if err != nil {
+				return nil, "", "", err
+			}
+			pred.Measured, pred.Turns, pred.TrajectoryFile = true, p.Turns, file
+		}
+		out[key(p.InstanceID, a)] = pred
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
@@ -223,4 +203,50 @@ func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int)
 	}
 	sort.Strings(names)
 	return out, strings.Join(names, ", "), hex.EncodeToString(sum[:]), nil
+}
+
+// checkMeasured checks a measured prediction against its trajectory: the
+// file it names (relative to the predictions file's folder, inside it)
+// replays to its turns, tokens and cost, as the proxy counted them. It
+// returns the trajectory's path.
+func checkMeasured(predPath string, p predictions.Prediction) (string, error) {
+	where := fmt.Sprintf("%s:%d: instance %s: field %%q", predPath, p.Line, p.InstanceID)
+	var rel string
+	if err := json.Unmarshal(p.Trajectory, &rel); err != nil || !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return "", fmt.Errorf(where+": %s is not a file under the predictions' folder", "trajectory", p.Trajectory)
+	}
+	file := filepath.Join(filepath.Dir(predPath), filepath.FromSlash(rel))
+	f, err := os.Open(file)
+	if err != nil {
+		return "", fmt.Errorf(where+": %w", "trajectory", err)
+	}
+	defer f.Close()
+	tot, err := meter.Replay(f, nil)
+	if err != nil {
+		return "", fmt.Errorf(where+": %s does not replay: %w", "trajectory", file, err)
+	}
+	cost := &tot.Cost
+	if len(tot.Unpriced) > 0 {
+		cost = nil
+	}
+	for _, c := range []struct {
+		field     string
+		got, want any
+	}{
+		{"turns", p.Turns, int64(tot.Turns)}, {"tokens_in", p.TokensIn, tot.TokensIn}, {"tokens_out", p.TokensOut, tot.TokensOut},
+	} {
+		if c.got == nil || reflect.ValueOf(c.got).Elem().Interface() != c.want {
+			return "", fmt.Errorf(where+": is %s but its trajectory %s counts %v", c.field, show(c.got), file, c.want)
+		}
+	}
+	if (cost == nil) != (p.Cost == nil) || cost != nil && math.Abs(*cost-*p.Cost) > 1e-9 {
+		return "", fmt.Errorf(where+": is %s but its trajectory %s costs %s", "cost", show(p.Cost), file, show(cost))
+	}
+	return file, nil
+}
+
+// show writes a value as JSON, a pointer as what it points to.
+func show(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
 }

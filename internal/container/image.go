@@ -106,7 +106,16 @@ func labelChanges(labels map[string]string) []string {
 // tarRootfs writes an uncompressed tar archive of dir to w.
 func tarRootfs(dir string, w io.Writer) error {
 	tw := tar.NewWriter(w)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	if err := tarDir(tw, dir, ""); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// tarDir writes the folders, regular files and symbolic links under dir
+// to tw, under prefix ("" or a slash-terminated path).
+func tarDir(tw *tar.Writer, dir, prefix string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -132,7 +141,7 @@ func tarRootfs(dir string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		hdr.Name = filepath.ToSlash(rel)
+		hdr.Name = prefix + filepath.ToSlash(rel)
 		if fi.IsDir() {
 			hdr.Name += "/"
 		}
@@ -155,10 +164,58 @@ func tarRootfs(dir string, w io.Writer) error {
 		}
 		return err
 	})
+}
+
+// Dir is a folder of this machine put into a build context at Path.
+type Dir struct {
+	Path string // slash-separated, relative to the context
+	Host string
+}
+
+// BuildDirs is Build with folders of this machine in the build context
+// besides files, streamed rather than held in memory (an agent's
+// packages are hundreds of megabytes).
+func (e *Engine) BuildDirs(ctx context.Context, ref, dockerfile string, files []File, dirs []Dir, labels map[string]string, log io.Writer) error {
+	archive, err := tarFiles(append([]File{{Path: "Dockerfile", Data: []byte(dockerfile)}}, files...))
 	if err != nil {
-		return err
+		return fmt.Errorf("build %s: build context: %w", ref, err)
 	}
-	return tw.Close()
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		err := func() error {
+			// The files' archive without its end marker, then the folders.
+			tr := tar.NewReader(bytes.NewReader(archive))
+			for {
+				hdr, err := tr.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				if err := tw.WriteHeader(hdr); err != nil {
+					return err
+				}
+				if _, err := io.Copy(tw, tr); err != nil {
+					return err
+				}
+			}
+			for _, d := range dirs {
+				p, err := cleanRel(d.Path)
+				if err != nil {
+					return err
+				}
+				if err := tarDir(tw, d.Host, p+"/"); err != nil {
+					return fmt.Errorf("%s: %w", d.Host, err)
+				}
+			}
+			return tw.Close()
+		}()
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
+	return e.build(ctx, ref, pr, labels, log)
 }
 
 // Build builds the image ref from dockerfile and a build context of files
@@ -176,7 +233,11 @@ func (e *Engine) Build(ctx context.Context, ref, dockerfile string, files []File
 	if err != nil {
 		return fmt.Errorf("build %s: build context: %w", ref, err)
 	}
-	res, err := e.cli.ImageBuild(ctx, bytes.NewReader(archive), client.ImageBuildOptions{
+	return e.build(ctx, ref, bytes.NewReader(archive), labels, log)
+}
+
+func (e *Engine) build(ctx context.Context, ref string, archive io.Reader, labels map[string]string, log io.Writer) error {
+	res, err := e.cli.ImageBuild(ctx, archive, client.ImageBuildOptions{
 		Tags:        []string{ref},
 		Labels:      labels,
 		Dockerfile:  "Dockerfile",

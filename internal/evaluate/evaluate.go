@@ -42,6 +42,16 @@ type Prediction struct {
 	TokensOut  *int64
 	Cost       *float64
 	Trajectory json.RawMessage
+	// Measured says eval infer's proxy counted TokensIn, TokensOut, Cost
+	// and Turns, from the exchanges in the file TrajectoryFile (checked
+	// against it before the run).
+	Measured       bool
+	Turns          *int64
+	TrajectoryFile string
+	// FailureMode is why the agent stopped without finishing, as the
+	// predictions file gives it (eval infer's failure_mode: TurnLimit,
+	// AgentTimeout, UpstreamError, ...).
+	FailureMode string
 }
 
 // Limits bound one instance's evaluation.
@@ -119,6 +129,17 @@ type Report struct {
 	TokensIn  *int64   `json:"tokens_in,omitempty"`
 	TokensOut *int64   `json:"tokens_out,omitempty"`
 	Cost      *float64 `json:"cost,omitempty"`
+	// Measured says the tokens, cost and turns were counted by eval
+	// infer's metering proxy, not reported by the agent; Trajectory is
+	// then the SHA-256 of the exchanges they were counted from
+	// (trajectory.jsonl in the attempt's folder, trajectories.tar.gz in
+	// a submission).
+	Measured   bool   `json:"measured,omitempty"`
+	Turns      *int64 `json:"turns,omitempty"`
+	Trajectory string `json:"trajectory,omitempty"`
+	// AgentFailure is why the agent stopped without finishing (the
+	// prediction's failure_mode); grading adds it to FailureModes.
+	AgentFailure string `json:"agent_failure,omitempty"`
 
 	Seconds       float64   `json:"seconds"`        // the whole attempt, wall time
 	PytestSeconds float64   `json:"pytest_seconds"` // what pytest reports, summed over the runs

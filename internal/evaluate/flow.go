@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,6 +146,7 @@ func newFlow(t Task, lim Limits, log io.Writer) *flow {
 	rep := &Report{
 		InstanceID: in.InstanceID, Attempt: t.Attempt, Model: t.Prediction.Model, Level: in.Level, Flow: FlowOf(t.Dataset, in),
 		TokensIn: t.Prediction.TokensIn, TokensOut: t.Prediction.TokensOut, Cost: t.Prediction.Cost,
+		Measured: t.Prediction.Measured, Turns: t.Prediction.Turns, AgentFailure: t.Prediction.FailureMode,
 		Image: t.Image, Tests: map[string]TestResult{},
 		Flags: integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold),
 	}
@@ -710,6 +712,14 @@ func (f *flow) grade() { grade(f.rep, f.t.Instance) }
 func grade(rep *Report, in *bench.Instance) {
 	agent := rep.Flow == "agent_code"
 	rep.FailureModes, rep.Resolved, rep.FV, rep.RT, rep.PassedRate = nil, false, false, false, 0
+	defer func() {
+		// Why the agent stopped (a limit, its timeout, the upstream), as
+		// eval infer recorded it, is one of the instance's failure modes.
+		if m := rep.AgentFailure; m != "" && !slices.Contains(rep.FailureModes, m) {
+			rep.FailureModes = append(rep.FailureModes, m)
+			sort.Strings(rep.FailureModes)
+		}
+	}()
 	if len(rep.Tampering) > 0 {
 		// Nothing this run reported can be believed.
 		rep.FailureModes = []string{GraderTampering}
@@ -820,4 +830,44 @@ func shellQuote(argv []string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// AgentDir is the folder an agent works in on an instance: the
+// repository, or for level 2 built from scratch the agent's own empty
+// folder.
+func AgentDir(ds *bench.Dataset, in *bench.Instance) string {
+	if FlowOf(ds, in) == "agent_code" {
+		return agentDir
+	}
+	return repoDir
+}
+
+// StartingPoint takes a started container (of the instance's
+// environment image, or a layer on it) to the starting point an agent
+// gets, with the very set-up grading makes: the base as the repository's
+// only commit, nothing of the solution in it or its history; level 2
+// built from scratch: the original package masked and sealed, and the
+// agent's empty folder, with the repository closed to every user but root
+// (the statement says the agent does not have its code, and its test
+// files are the ones that grade). Nothing the harness brought stays (no
+// gold patch, no test patch, no plugin). Each command goes to log. It
+// returns the folder the agent works in (AgentDir).
+func StartingPoint(ctx context.Context, box *container.Container, ds *bench.Dataset, in *bench.Instance, log io.Writer) (string, error) {
+	f := newFlow(Task{Dataset: ds, Instance: in, Attempt: 1}, Limits{}, log)
+	f.box = box
+	if err := f.copyIn(ctx); err != nil {
+		return "", err
+	}
+	if err := f.setUp(ctx); err != nil {
+		return "", err
+	}
+	if err := f.step(ctx, "removing what the harness brought", "/", "rm", "-rf", fbDir); err != nil {
+		return "", err
+	}
+	if f.agent {
+		if err := f.step(ctx, "closing the repository, whose code a level 2 agent does not have", "/", "chmod", "700", repoDir); err != nil {
+			return "", err
+		}
+	}
+	return AgentDir(ds, in), nil
 }

@@ -2,6 +2,7 @@ package evaluate_test
 
 import (
 	"context"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,5 +101,92 @@ func TestNothingOfTheSolutionInTheContainer(t *testing.T) {
 	}
 	if scanned == 0 {
 		t.Error("no instance was scanned")
+	}
+}
+
+// TestNothingOfTheSolutionAtTheAgentsStartingPoint: the starting point
+// eval infer gives an agent (StartingPoint) holds, on every instance of
+// the example's lite split, no line of the feature anywhere in the
+// container or its git objects, nothing the harness brought (/fb), and
+// level 1: none of the instance's fail-to-pass test files; level 2: the
+// repository (with the tests that grade) closed to any user but root.
+// The agent's folder is the repository (level 1) or an empty folder
+// (level 2).
+func TestNothingOfTheSolutionAtTheAgentsStartingPoint(t *testing.T) {
+	ds := example(t)
+	eng, img := envImage(t)
+	for _, in := range ds.SplitInstances("lite") {
+		t.Run(in.InstanceID, func(t *testing.T) {
+			feature, sign := in.Patch, "+"
+			if in.Level == 2 {
+				feature, sign = in.MaskPatch, "-"
+			}
+			var needles []string
+			for _, l := range strings.Split(feature, "\n") {
+				if strings.HasPrefix(l, sign) && !strings.HasPrefix(l, sign+sign+sign) {
+					if s := strings.TrimSpace(l[1:]); len(s) >= 20 {
+						needles = append(needles, s)
+					}
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			box, err := eng.Start(ctx, container.Spec{Image: img, Name: "featbench-test",
+				Labels: map[string]string{evaluate.LabelProject: "1", evaluate.LabelKind: "test"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer box.Remove()
+			work, err := evaluate.StartingPoint(ctx, box, ds, in, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[int]string{1: "/testbed", 2: "/agent"}[in.Level]; work != want {
+				t.Errorf("the agent works in %s; want %s", work, want)
+			}
+			check := "test ! -e /fb || echo 'FB /fb is there'\n"
+			if in.Level == 1 {
+				for _, id := range in.FailToPass {
+					f, _, _ := strings.Cut(id, "::")
+					check += "test ! -e /testbed/" + f + " || echo 'TEST " + f + "'\n"
+				}
+			} else {
+				// Level 2: the repository (masked, with the tests that
+				// grade) is closed to any user but root.
+				check += "setpriv --reuid=1000 --regid=1000 --clear-groups ls /testbed >/dev/null 2>&1 && echo 'TEST /testbed is open'\n"
+			}
+			check += "[ \"$(ls -A " + work + " | grep -v '^\\.git$')\" = '' ] && echo EMPTY\n"
+			res, err := box.Exec(ctx, []string{"sh", "-c", check}, container.ExecOptions{Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := string(res.Stdout)
+			if strings.Contains(out, "FB ") || strings.Contains(out, "TEST ") {
+				t.Errorf("the starting point holds what it must not:\n%s", out)
+			}
+			if (in.Level == 2) != strings.Contains(out, "EMPTY") {
+				t.Errorf("level %d: the agent's folder %s empty: %v", in.Level, work, strings.Contains(out, "EMPTY"))
+			}
+			if len(needles) == 0 {
+				return
+			}
+			res, err = box.Exec(ctx, []string{"sh", "-c", leakScan}, container.ExecOptions{
+				Timeout: 3 * time.Minute, Stdin: strings.NewReader(strings.Join(needles, "\n") + "\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(res.Stdout)), "\n") {
+				f := strings.Fields(line)
+				switch {
+				case len(f) == 0:
+				case f[0] == "FILE":
+					t.Errorf("%s holds a line of the feature", f[1])
+				case f[0] == "GITOBJ" && f[2] != "0":
+					t.Errorf("%s's git objects hold %s lines of the feature", f[1], f[2])
+				case f[0] == "COMMITS" && (f[2] != "1" || f[3] != "0" || f[4] != "0"):
+					t.Errorf("%s: %s commits, %s stashes, %s tags; want 1, 0, 0", f[1], f[2], f[3], f[4])
+				}
+			}
+		})
 	}
 }

@@ -28,8 +28,11 @@ const (
 	ResultsFile   = "results.jsonl" // one result per instance, as data/ holds them
 	ReportFile    = "report.json"   // an instance attempt's report; written last
 	PredFile      = "prediction.diff"
-	LogFile       = "container.log"
-	TestsDir      = "tests"
+	// TrajectoryFile is a measured prediction's trajectory, copied from
+	// eval infer's run; its SHA-256 is the report's trajectory.
+	TrajectoryFile = "trajectory.jsonl"
+	LogFile        = "container.log"
+	TestsDir       = "tests"
 )
 
 // Labels on every container a run starts, to find leftovers of a killed run.
@@ -186,6 +189,17 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*
 	if err := os.WriteFile(filepath.Join(dir, PredFile), tk.pred.Patch, 0o644); err != nil {
 		return nil, fmt.Errorf("writing the prediction: %w", err)
 	}
+	var trajectory string
+	if tk.pred.TrajectoryFile != "" {
+		raw, err := os.ReadFile(tk.pred.TrajectoryFile)
+		if err != nil {
+			return nil, fmt.Errorf("the trajectory of %s: %w", tk.in.InstanceID, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, TrajectoryFile), raw, 0o644); err != nil {
+			return nil, fmt.Errorf("writing the trajectory: %w", err)
+		}
+		trajectory = Sum(raw)
+	}
 	logf, err := os.Create(filepath.Join(dir, LogFile))
 	if err != nil {
 		return nil, fmt.Errorf("creating the log: %w", err)
@@ -204,6 +218,7 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*
 		},
 	}
 	rep, files, err := Evaluate(ctx, cfg.Engine, t, cfg.Limits, logf)
+	rep.Trajectory = trajectory
 	for name, data := range files {
 		if werr := os.WriteFile(filepath.Join(dir, TestsDir, name), data, 0o644); werr != nil && err == nil {
 			err = fmt.Errorf("writing %s: %w", name, werr)

@@ -197,3 +197,10 @@ func anyMatch(re *regexp.Regexp, lines []string) bool {
 	}
 	return false
 }
+
+// IsTest says whether a path is a test file of the instance (its test
+// patch's, its FAIL_TO_PASS and PASS_TO_PASS files) or one by its path
+// (IsTestPath): what eval infer leaves out of an agent's diff.
+func IsTest(in *bench.Instance, p string) bool {
+	return IsTestPath(p) || testFiles(in)[p]
+}

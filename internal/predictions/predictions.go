@@ -83,6 +83,17 @@ type Prediction struct {
 	// Line is where the prediction starts in its file, 1-based.
 	Line int
 
+	// What eval infer writes besides: the model requests the agent made
+	// (turns), its wall time in seconds (duration), why it stopped when it
+	// did not finish (failure_mode: a limit, a timeout, an error), and
+	// measured: tokens, cost and turns were counted by the harness's
+	// metering proxy, and trajectory names the file of the exchanges they
+	// were counted from, relative to the predictions file's folder.
+	Turns       *int64
+	Duration    *float64
+	FailureMode string
+	Measured    bool
+
 	// FeatureBench's output.jsonl: the agent's name, and whether the run
 	// failed (success: false) with which error. A failed run's patch is
 	// kept when it has one: the changes the agent left, which
@@ -384,6 +395,7 @@ var knownFields = []string{
 	"instance_id", "model_name_or_path", "model_patch", "test_result",
 	"agent", "model", "task_metadata", "success", "error",
 	"tokens_in", "tokens_out", "cost", "attempt", "n_attempt", "trajectory",
+	"turns", "duration", "failure_mode", "measured",
 }
 
 // object reads one prediction object v at line; mapKey is its key in a
@@ -468,6 +480,18 @@ func (d *decoder) object(v jsontext.Value, line int, mapKey string) {
 	}
 	if t, ok := m["trajectory"]; ok && t.Kind() != 'n' {
 		p.Trajectory = json.RawMessage(bytes.Clone(t))
+	}
+	p.Turns = r.count("turns")
+	p.Duration = r.seconds("duration")
+	p.FailureMode, _ = r.str("failure_mode")
+	p.Measured, _ = r.boolean("measured")
+	if p.Measured {
+		if p.TokensIn == nil || p.TokensOut == nil || p.Turns == nil {
+			d.add(line, "measured", "is true but tokens_in, tokens_out or turns is missing: measured figures come with all three")
+		}
+		if t := m["trajectory"]; t.Kind() != '"' {
+			d.add(line, "measured", "is true but trajectory does not name the file the figures were measured from")
+		}
 	}
 	if len(d.problems)+d.more > before {
 		return
@@ -592,6 +616,24 @@ func (r fieldReader) cost(name string) *float64 {
 		return nil
 	case f > maxCost:
 		r.d.add(r.line, r.prefix+name, "is %v, over the limit of 1000000 dollars", f)
+		return nil
+	}
+	return &f
+}
+
+// seconds reads a duration in seconds: a finite number from 0 to a year.
+func (r fieldReader) seconds(name string) *float64 {
+	v, ok := r.m[name]
+	if !ok || v.Kind() == 'n' {
+		return nil
+	}
+	if v.Kind() != '0' {
+		r.wrongKind(name, v, "a number of seconds")
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f < 0 || f > 366*24*3600 {
+		r.d.add(r.line, r.prefix+name, "is %s; want 0 to 31622400 seconds", clip(string(v)))
 		return nil
 	}
 	return &f

@@ -302,3 +302,29 @@ func TestOneObjectDocument(t *testing.T) {
 		t.Errorf("%+v, %v", preds, err)
 	}
 }
+
+// TestMeasuredFields: eval infer's fields are read, and measured figures
+// must come whole, with the trajectory they were counted from.
+func TestMeasuredFields(t *testing.T) {
+	good := `{"instance_id": "a__b-1", "model_patch": "", "tokens_in": 10, "tokens_out": 2, "cost": 0.5, "turns": 3, "duration": 12.5, "measured": true, "failure_mode": "TurnLimit", "trajectory": "infer/a__b-1/trajectory.jsonl"}` + "\n"
+	ps, err := predictions.Parse("p.jsonl", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ps[0]
+	if !p.Measured || *p.Turns != 3 || *p.Duration != 12.5 || p.FailureMode != "TurnLimit" || string(p.Trajectory) != `"infer/a__b-1/trajectory.jsonl"` {
+		t.Errorf("read %+v", p)
+	}
+	for _, c := range []struct{ line, want string }{
+		{`{"instance_id": "a__b-1", "model_patch": "", "tokens_in": 10, "tokens_out": 2, "measured": true, "trajectory": "t.jsonl"}`, `field "measured": is true but tokens_in, tokens_out or turns is missing`},
+		{`{"instance_id": "a__b-1", "model_patch": "", "tokens_in": 10, "tokens_out": 2, "turns": 1, "measured": true}`, `does not name the file`},
+		{`{"instance_id": "a__b-1", "model_patch": "", "turns": -1}`, `field "turns": is negative`},
+		{`{"instance_id": "a__b-1", "model_patch": "", "duration": "1s"}`, `field "duration": is a JSON string`},
+		{`{"instance_id": "a__b-1", "model_patch": "", "measured": "yes"}`, `field "measured": is a JSON string`},
+	} {
+		_, err := predictions.Parse("p.jsonl", []byte(c.line+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v; want %q", c.line, err, c.want)
+		}
+	}
+}

@@ -189,9 +189,19 @@ func Pack(ctx context.Context, o PackOptions) (written, warnings []string, err e
 		if err != nil {
 			return nil, nil, err
 		}
-		for name, data := range map[string][]byte{
+		files := map[string][]byte{
 			bench.MetadataFile: metaTOML, bench.ResultsFile: res.Bytes(), bench.PredictionsFile: preds, bench.LogsFile: logs,
-		} {
+		}
+		// Measured predictions carry the trajectories their figures were
+		// counted from (eval infer's proxy recorded them).
+		traj, err := evaluate.PackTrajectories(o.RunDir, ids, meta.Attempts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if traj != nil {
+			files[bench.TrajectoriesFile] = traj
+		}
+		for name, data := range files {
 			if err := atomicfile.Write(filepath.Join(tmp, name), data); err != nil {
 				return nil, nil, err
 			}
@@ -279,6 +289,9 @@ func ReadRunResults(dir string) (map[string][]byte, error) {
 	return out, nil
 }
 
+// attemptPath is an attempt's folder in the submission's archives.
+func attemptPath(id string, attempt int) string { return fmt.Sprintf("%s/attempt-%d/", id, attempt) }
+
 // predictionLines is predictions.jsonl of the instances: each attempt's
 // prediction as it was applied, in SWE-bench's format.
 func predictionLines(dir string, ids []string, meta evaluate.Meta) ([]byte, error) {
@@ -306,6 +319,16 @@ func predictionLines(dir string, ids []string, meta evaluate.Meta) ([]byte, erro
 			}
 			if rep.Cost != nil {
 				line["cost"] = *rep.Cost
+			}
+			if rep.Measured {
+				line["measured"] = true
+				line["trajectory"] = attemptPath(id, a) + evaluate.TrajectoryFile
+			}
+			if rep.Turns != nil {
+				line["turns"] = *rep.Turns
+			}
+			if rep.AgentFailure != "" {
+				line["failure_mode"] = rep.AgentFailure
 			}
 			raw, err := json.Marshal(line)
 			if err != nil {

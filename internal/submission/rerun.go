@@ -110,7 +110,7 @@ func (r *Rerun) run(ctx context.Context, sub *bench.Submission, preds map[predKe
 				return evaluate.Prediction{}, false
 			}
 			return evaluate.Prediction{Model: p.Model, Patch: []byte(p.Patch), TokensIn: p.TokensIn, TokensOut: p.TokensOut,
-				Cost: p.Cost, Trajectory: p.Trajectory}, true
+				Cost: p.Cost, Trajectory: p.Trajectory, Measured: p.Measured, Turns: p.Turns, FailureMode: p.FailureMode}, true
 		},
 	})
 	if err != nil {

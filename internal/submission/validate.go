@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -75,6 +76,9 @@ func Validate(ctx context.Context, sub *bench.Submission, o Options) (*Report, e
 	v.manifest(predRaw)
 	preds := v.predictions(predRaw)
 	v.results()
+	if err := v.trajectories(ctx, lim); err != nil {
+		return nil, err
+	}
 	rep := &Report{Checked: v.checked, Problems: v.problems}
 	if o.Rerun != nil {
 		if preds == nil {
@@ -214,6 +218,9 @@ func (v *validator) predictions(raw []byte) map[predKey]predictions.Prediction {
 			{"tokens_in", p.TokensIn, rep.TokensIn},
 			{"tokens_out", p.TokensOut, rep.TokensOut},
 			{"cost", p.Cost, rep.Cost},
+			{"measured", p.Measured, rep.Measured},
+			{"turns", p.Turns, rep.Turns},
+			{"failure_mode", p.FailureMode, rep.AgentFailure},
 		} {
 			if !reflect.DeepEqual(f.got, f.want) {
 				v.prediction(p.Line, p.InstanceID, k.attempt, f.name, "is %s but the logs' report says %s", show(f.got), show(f.want))
@@ -309,6 +316,7 @@ func compare(got, want *bench.Result, duration bool, bad func(field, format stri
 		{"tokens_in", got.TokensIn, want.TokensIn},
 		{"tokens_out", got.TokensOut, want.TokensOut},
 		{"cost", got.Cost, want.Cost},
+		{"measured", got.Measured, want.Measured},
 	}
 	if duration {
 		fields = append(fields, struct {
@@ -342,4 +350,62 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// trajectories checks the measured attempts against trajectories.tar.gz:
+// each report that says its figures were measured names a trajectory by
+// its SHA-256 (the report is in the manifest); the archive must hold it,
+// and it must replay to the report's turns, tokens and cost.
+func (v *validator) trajectories(ctx context.Context, lim evaluate.LogLimits) error {
+	var checks map[string]evaluate.TrajectoryCheck
+	tf := v.sub.File(bench.TrajectoriesFile)
+	if tf != nil {
+		var err error
+		if checks, err = evaluate.CheckTrajectories(ctx, tf.Path, lim); err != nil {
+			return err
+		}
+	}
+	where := filepath.Join(v.sub.Dir, bench.TrajectoriesFile)
+	for _, id := range sortedKeys(v.logs.Attempts) {
+		for a := 1; a <= 100; a++ {
+			al := v.logs.Attempts[id][a]
+			if al == nil || al.Report == nil {
+				continue
+			}
+			rep := al.Report
+			if rep.Measured != (rep.Trajectory != "") {
+				v.problems = append(v.problems, fmt.Sprintf("%s: instance %s attempt %d: the report says measured %v with trajectory %q: "+
+					"measured figures come with their trajectory", v.logsPath, id, a, rep.Measured, rep.Trajectory))
+				continue
+			}
+			if !rep.Measured {
+				continue
+			}
+			name := fmt.Sprintf("%s/attempt-%d/%s", id, a, evaluate.TrajectoryFile)
+			c, ok := checks[name]
+			switch {
+			case !ok:
+				v.problems = append(v.problems, fmt.Sprintf("%s: %s: missing: the report's figures are measured, from this trajectory", where, name))
+				continue
+			case c.Sum != rep.Trajectory:
+				v.problems = append(v.problems, fmt.Sprintf("%s: %s: its SHA-256 is not the one the report records: it was edited after the run", where, name))
+				continue
+			case c.Err != nil:
+				v.problems = append(v.problems, fmt.Sprintf("%s: %s: does not replay: %v", where, name, c.Err))
+				continue
+			}
+			t := c.Totals
+			var cost *float64
+			if len(t.Unpriced) == 0 {
+				cost = &t.Cost
+			}
+			turns := int64(t.Turns)
+			if !reflect.DeepEqual(rep.TokensIn, &t.TokensIn) || !reflect.DeepEqual(rep.TokensOut, &t.TokensOut) || !reflect.DeepEqual(rep.Turns, &turns) ||
+				(cost == nil) != (rep.Cost == nil) || cost != nil && math.Abs(*cost-*rep.Cost) > 1e-9 {
+				v.problems = append(v.problems, fmt.Sprintf("%s: %s: replays to %d tokens in, %d out, %d turns, cost %s; the report says %s, %s, %s, %s",
+					where, name, t.TokensIn, t.TokensOut, t.Turns, show(cost), show(rep.TokensIn), show(rep.TokensOut), show(rep.Turns), show(rep.Cost)))
+			}
+		}
+	}
+	return nil
 }

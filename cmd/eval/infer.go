@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/infer"
+)
+
+func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("infer", "--dataset NAME/VERSION --split SPLIT --agent NAME --run-id ID [flags]",
+		"Runs an agent of featbench.toml's [[agents]] on a split's instances, each in a container of its\n"+
+			"environment image at the starting point grading uses, with the metering proxy as its only way\n"+
+			"out, into runs/<run-id>/: predictions.jsonl (for eval run: the diffs, and the tokens, cost, turns\n"+
+			"and duration measured by the proxy and the harness), and per instance under infer/ the trajectory,\n"+
+			"the agent's output and a record. A finished instance is skipped when the same command runs again.", stderr)
+	var pf projectFlags
+	pf.register(fs)
+	dataset := fs.String("dataset", "", "the dataset `NAME/VERSION`, e.g. example/v3")
+	split := fs.String("split", "", "the `SPLIT` (default: site.default_split, else the dataset's first)")
+	agentName := fs.String("agent", "", "the agent: the `NAME` of an [[agents]] table of featbench.toml")
+	model := fs.String("model", "", "the `MODEL` the agent asks for (default: the agent's model)")
+	upstream := fs.String("upstream", "", "the model API's base `URL` the proxy forwards to (default: the agent's upstream)")
+	id := fs.String("run-id", "", "the run's `ID`: its folder under runs/")
+	var only multi
+	fs.Var(&only, "instance", "run only on this instance `ID` (repeatable)")
+	workers := fs.Int("workers", 0, "instances run at once (default: eval.workers)")
+	force := fs.Bool("force", false, "run again on instances an earlier run of this id finished")
+	rest, err := parse(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) > 0:
+		return usageErr("unexpected arguments %q", rest)
+	case *dataset == "":
+		return usageErr("--dataset is required (e.g. --dataset example/v3)")
+	case *agentName == "":
+		return usageErr("--agent is required: the name of an [[agents]] table of featbench.toml")
+	case !runID.MatchString(*id):
+		return usageErr("--run-id %q: give an id of letters, digits, '.', '_' and '-', e.g. --run-id claude-code-lite", *id)
+	}
+	pr, err := pf.open(ctx, datasetsOnly)
+	if err != nil {
+		return err
+	}
+	ac := pr.cfg.Agent(*agentName)
+	if ac == nil {
+		var names []string
+		for _, a := range pr.cfg.Agents {
+			names = append(names, a.Name)
+		}
+		return usageErr("--agent %s: featbench.toml has no such [[agents]] table (it has: %s)", *agentName, strings.Join(names, ", "))
+	}
+	ds, sp, ins, err := pr.pick(*dataset, *split, only)
+	if err != nil {
+		return err
+	}
+	a := infer.Agent{Agent: *ac, Model: ac.Model, Upstream: *upstream, Image: map[string]string{}}
+	if *model != "" {
+		a.Model = *model
+	}
+	if a.Model == "" {
+		return usageErr("--model is required: the agent %s names no model", ac.Name)
+	}
+	if a.Upstream == "" && ac.Upstream == "" {
+		return usageErr("--upstream is required: the agent %s names no upstream", ac.Name)
+	}
+	if ac.APIKeyEnv != "" {
+		a.Key = os.Getenv(ac.APIKeyEnv)
+		if a.Key == "" {
+			fmt.Fprintf(stderr, "warning: %s is not set: the proxy sends the upstream no key\n", ac.APIKeyEnv)
+		}
+	}
+	for _, name := range ac.Env {
+		if v, ok := os.LookupEnv(name); ok {
+			a.Env = append(a.Env, name+"="+v)
+		}
+	}
+	lim, err := evaluate.ConfigLimits(pr.cfg.Eval)
+	if err != nil {
+		return err
+	}
+	eng, err := pr.engine(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	envs, err := pr.buildImages(ctx, eng, ds, ins, stderr)
+	if err != nil {
+		return err
+	}
+	install := ""
+	if ac.Install != "" {
+		install = filepath.Join(pr.root, ac.Install)
+	}
+	for repo, env := range envs {
+		ref, err := infer.EnsureImage(ctx, eng, infer.ImageSpec{Agent: ac.Name, Install: install, Env: env,
+			Prefix: pr.cfg.Eval.ImagePrefix, Cache: filepath.Join(pr.root, ".cache", "agents")}, stderr)
+		if err != nil {
+			return err
+		}
+		a.Image[repo] = ref
+	}
+	meta := infer.Meta{RunID: *id, Dataset: ds.Key(), Split: sp, Agent: ac.Name, Model: a.Model, Created: time.Now().UTC()}
+	for _, in := range ins {
+		meta.Instances = append(meta.Instances, in.InstanceID)
+	}
+	w := pr.cfg.Eval.Workers
+	if *workers > 0 {
+		w = *workers
+	}
+	dir := filepath.Join(pr.runsDir(), *id)
+	fmt.Fprintf(stderr, "running %s (%s) on %d instances of %s %s, %d at a time, into %s\n",
+		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, w, dir)
+	recs, err := infer.Run(ctx, infer.Config{
+		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: *force,
+		Container: lim.Container, Engine: eng, Progress: newInferProgress(stderr),
+	})
+	if err != nil {
+		return err
+	}
+	var tin, tout int64
+	var cost float64
+	priced := true
+	modes := map[string]int{}
+	harness := 0
+	for _, r := range recs {
+		tin, tout = tin+r.TokensIn, tout+r.TokensOut
+		if r.Cost != nil {
+			cost += *r.Cost
+		} else {
+			priced = false
+		}
+		if r.FailureMode != "" {
+			modes[r.FailureMode]++
+		}
+	}
+	var ms []string
+	for m, n := range modes {
+		ms = append(ms, fmt.Sprintf("%s %d", m, n))
+		if m == infer.HarnessError {
+			harness = n
+		}
+	}
+	sort.Strings(ms)
+	costText := fmt.Sprintf("$%.4f", cost)
+	if !priced {
+		costText += " (some models have no price in [prices])"
+	}
+	fmt.Fprintf(stdout, "%d predictions; tokens in %d, out %d, cost %s; failures: %s\n", len(recs), tin, tout, costText, orNone(strings.Join(ms, ", ")))
+	rel := filepath.Join(pr.cfg.Eval.Runs, *id, infer.PredictionsFile)
+	fmt.Fprintf(stdout, "predictions: %s\nnext: go run ./cmd/eval run --dataset %s --split %s --predictions %s --run-id %s\n", filepath.Join(dir, infer.PredictionsFile), ds.Key(), sp, rel, *id)
+	if harness > 0 {
+		return exitError{code: 1, err: fmt.Errorf("the harness could not run the agent on %d instances: see their infer/<instance>/container.log; run the command again to retry them", harness)}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,320 @@
+package infer
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/atomicfile"
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/integrity"
+	"github.com/featbench/featbench/internal/meter"
+)
+
+// Paths and port inside an agent's container.
+const (
+	meterDir    = "/run/featbench-meter" // the host's socket folder, mounted read-only
+	meterSocket = "meter.sock"
+	taskDir     = "/run/featbench"              // the instruction file
+	baseGitDir  = "/var/lib/featbench/base.git" // root's copy of the starting point, to diff against
+	proxyPort   = "9100"
+	// ProxyURL is the proxy as the agent reaches it: FEATBENCH_PROXY.
+	ProxyURL = "http://127.0.0.1:" + proxyPort
+	// forwarderFailed is the exit status of the agent's command when the
+	// forwarder did not start.
+	forwarderFailed = 97
+)
+
+// InstructionFile is the instruction as the agent finds it:
+// FEATBENCH_INSTRUCTION.
+const InstructionFile = taskDir + "/instruction.md"
+
+// harnessGrace is the time the harness takes beyond the agent's own:
+// the container, the starting point, the diff.
+const harnessGrace = 10 * time.Minute
+
+// runOne runs the agent on one instance in a new container and writes
+// the instance's folder, the record last. An error is an interruption or
+// a failure to write the folder; a failure of the harness inside the
+// instance is recorded (HarnessError) and tried again by the next run.
+func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner string) (*Record, error) {
+	start := time.Now()
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("clearing %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	hlog, err := os.Create(filepath.Join(dir, HarnessLogFile))
+	if err != nil {
+		return nil, err
+	}
+	defer hlog.Close()
+	traj, err := os.Create(filepath.Join(dir, TrajectoryFile))
+	if err != nil {
+		return nil, err
+	}
+	defer traj.Close()
+	rec := &Record{InstanceID: in.InstanceID, Agent: cfg.Agent.Name, Model: cfg.Agent.Model}
+	patch, err := infer(ctx, cfg, in, owner, rec, hlog, traj, dir)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		rec.FailureMode, rec.Error = HarnessError, err.Error()
+		fmt.Fprintf(hlog, "harness error: %v\n", err)
+	}
+	if err := traj.Sync(); err != nil {
+		return nil, fmt.Errorf("writing the trajectory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, PatchFile), patch, 0o644); err != nil {
+		return nil, fmt.Errorf("writing the prediction: %w", err)
+	}
+	rec.Total = time.Since(start).Seconds()
+	rec.Finished = time.Now().UTC()
+	if err := atomicfile.WriteJSON(filepath.Join(dir, RecordFile), rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// infer does the work of runOne: the proxy, the container, the agent,
+// the diff. rec gets what was measured.
+func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
+	a := cfg.Agent
+	image := a.Image[in.Repo]
+	if image == "" {
+		return nil, fmt.Errorf("no image of %s for repository %s", a.Name, in.Repo)
+	}
+	upstream := a.Upstream
+	if upstream == "" {
+		upstream = a.Agent.Upstream
+	}
+	m, err := meter.New(meter.Upstream{URL: upstream, API: a.API, Key: a.Key},
+		cfg.Prices, meter.Limits{Turns: a.MaxTurns, Tokens: a.MaxTokens, Cost: a.MaxCost}, traj)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { measured(rec, m.Totals(), cfg) }()
+
+	// The proxy listens on a unix socket in a folder of its own, which is
+	// mounted into the container: the container has no network.
+	sockDir, err := os.MkdirTemp("", "featbench-meter-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(sockDir)
+	l, err := net.Listen("unix", filepath.Join(sockDir, meterSocket))
+	if err != nil {
+		return nil, fmt.Errorf("the proxy's socket: %w", err)
+	}
+	sctx, stopServe := context.WithCancel(context.WithoutCancel(ctx))
+	served := make(chan error, 1)
+	go func() { served <- m.Serve(sctx, l) }()
+	defer func() {
+		stopServe()
+		<-served
+	}()
+
+	timeout := a.TimeoutDuration()
+	box, err := cfg.Engine.Start(ctx, container.Spec{
+		Image: image, Name: "featbench-infer", WorkDir: "/", Limits: cfg.Container,
+		Labels: map[string]string{
+			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelOwner: owner,
+			evaluate.LabelExpires: strconv.FormatInt(time.Now().Add(timeout+harnessGrace+5*time.Minute).Unix(), 10),
+			evaluate.LabelTask:    in.InstanceID,
+		},
+		Binds: []container.Bind{{Source: sockDir, Target: meterDir, ReadOnly: true}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting a container from %s: %w", image, err)
+	}
+	defer box.Remove()
+	hctx, cancel := context.WithTimeout(ctx, timeout+harnessGrace)
+	defer cancel()
+	work, err := evaluate.StartingPoint(hctx, box, cfg.Dataset, in, hlog)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the starting point: %w", err)
+	}
+	if err := box.CopyIn(hctx, taskDir, []container.File{{Path: filepath.Base(InstructionFile), Mode: 0o644, Data: []byte(in.ProblemStatement)}}); err != nil {
+		return nil, err
+	}
+	// Root keeps a copy of the starting point the agent cannot reach, to
+	// diff against whatever the agent does to its own git folder; then the
+	// folder is the agent's.
+	setup := "set -e\nmkdir -p " + filepath.Dir(baseGitDir) + " && chmod 700 " + filepath.Dir(baseGitDir) +
+		"\ngit clone -q --bare --no-hardlinks " + work + " " + baseGitDir + "\nchown -R " + agentUser + " " + work + "\n"
+	if err := step(hctx, box, hlog, "/", "taking the starting point's copy and handing the folder to the agent", "sh", "-c", setup); err != nil {
+		return nil, err
+	}
+
+	// The agent, as its user, with the forwarder (as root) its only way
+	// out; stopped when a limit is reached.
+	actx, stopAgent := context.WithCancel(hctx)
+	defer stopAgent()
+	go func() {
+		select {
+		case <-m.LimitHit():
+			stopAgent()
+		case <-actx.Done():
+		}
+	}()
+	env := append([]string{
+		"FEATBENCH_COMMAND=" + a.Command,
+		"FEATBENCH_INSTRUCTION=" + InstructionFile,
+		"FEATBENCH_MODEL=" + a.Model,
+		"FEATBENCH_PROXY=" + ProxyURL,
+		"FEATBENCH_WORKDIR=" + work,
+		"FEATBENCH_MAX_TURNS=" + strconv.Itoa(a.MaxTurns),
+	}, a.Env...)
+	script := `python3 -I ` + forwardPath + ` ` + meterDir + `/` + meterSocket + ` ` + proxyPort + ` /run/featbench-forward.ready </dev/null >/run/featbench-forward.log 2>&1 &
+i=0
+until [ -e /run/featbench-forward.ready ]; do
+	i=$((i+1)); if [ $i -gt 200 ]; then echo "featbench: the proxy's forwarder did not start" >&2; cat /run/featbench-forward.log >&2; exit ` + strconv.Itoa(forwarderFailed) + `; fi
+	sleep 0.05
+done
+exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups env HOME=/home/agent USER=agent LOGNAME=agent bash -c "$FEATBENCH_COMMAND"
+`
+	fmt.Fprintf(hlog, "$ (cd %s && agent %s: %s)\n", work, a.Name, a.Command)
+	started := time.Now()
+	res, err := box.Exec(actx, []string{"bash", "-c", script}, container.ExecOptions{Timeout: timeout, WorkDir: work, Env: env, MaxOutput: 8 << 20})
+	rec.Seconds = time.Since(started).Seconds()
+	rec.ExitCode = res.ExitCode
+	var alog bytes.Buffer
+	alog.Write(res.Stdout)
+	if len(res.Stderr) > 0 {
+		alog.WriteString("\n--- stderr ---\n")
+		alog.Write(res.Stderr)
+	}
+	if werr := os.WriteFile(filepath.Join(dir, AgentLogFile), alog.Bytes(), 0o644); werr != nil {
+		return nil, werr
+	}
+	fmt.Fprintf(hlog, "exit %d in %.2f s%s\n\n", res.ExitCode, rec.Seconds, map[bool]string{true: " (timed out)"}[res.TimedOut])
+	tot := m.Totals()
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case tot.Limit != "":
+		rec.FailureMode = tot.Limit
+	case err != nil && hctx.Err() == nil && !errors.Is(err, context.Canceled):
+		return nil, fmt.Errorf("running the agent: %w", err)
+	case res.TimedOut || hctx.Err() != nil:
+		rec.FailureMode = AgentTimeout
+	case res.ExitCode == forwarderFailed:
+		return nil, fmt.Errorf("the proxy's forwarder did not start: %s", lastLines(string(res.Stderr), 5))
+	case tot.LastFailed:
+		rec.FailureMode, rec.Error = UpstreamError, tot.LastError
+	case res.ExitCode != 0:
+		rec.FailureMode = AgentError
+		rec.Error = fmt.Sprintf("the agent exited %d: %s", res.ExitCode, lastLines(string(res.Stderr)+string(res.Stdout), 3))
+	}
+	// The agent's work, whatever stopped it: the diff against the base.
+	dctx, cancelDiff := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancelDiff()
+	patch, files, dropped, err := diff(dctx, box, hlog, work, in)
+	if err != nil {
+		return nil, err
+	}
+	rec.FilesChanged, rec.Dropped = files, dropped
+	return patch, m.Err()
+}
+
+// measured puts the meter's totals into the record.
+func measured(rec *Record, tot meter.Totals, cfg Config) {
+	rec.Meter = tot
+	rec.Turns, rec.TokensIn, rec.TokensOut, rec.Usage, rec.Unpriced = tot.Turns, tot.TokensIn, tot.TokensOut, tot.Usage, tot.Unpriced
+	if len(tot.Unpriced) == 0 {
+		c := tot.Cost
+		rec.Cost = &c
+	}
+}
+
+// step runs a harness command that must succeed, logged.
+func step(ctx context.Context, box *container.Container, log io.Writer, dir, what string, argv ...string) error {
+	res, err := box.Exec(ctx, argv, container.ExecOptions{Timeout: 5 * time.Minute, WorkDir: dir})
+	fmt.Fprintf(log, "$ (cd %s && %s)\nexit %d in %.2f s\n%s%s\n", dir, strings.Join(argv, " "), res.ExitCode, res.Duration.Seconds(), res.Stdout, res.Stderr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("%s: exited %d: %s", what, res.ExitCode, lastLines(string(res.Stderr), 5))
+	}
+	return nil
+}
+
+// diff is the agent's work in the folder against the starting point, as
+// a unified diff git applies, without test files (the instance's, and any
+// by its path), binary files and caches; it returns the patch, how many
+// files it changes and the paths left out.
+func diff(ctx context.Context, box *container.Container, log io.Writer, work string, in *bench.Instance) ([]byte, int, []string, error) {
+	git := []string{"git", "-c", "core.bare=false", "-c", "core.quotepath=false", "--git-dir=" + baseGitDir, "--work-tree=" + work}
+	if err := step(ctx, box, log, work, "staging the agent's work", append(git, "add", "-A", ".")...); err != nil {
+		return nil, 0, nil, err
+	}
+	res, err := box.Exec(ctx, append(git, "diff", "--cached", "--no-renames", "--numstat", "-z", "HEAD"), container.ExecOptions{Timeout: 5 * time.Minute, WorkDir: work, MaxOutput: 16 << 20})
+	if err != nil || res.ExitCode != 0 {
+		return nil, 0, nil, fmt.Errorf("listing the agent's changes: %v %s", err, res.Stderr)
+	}
+	keep, dropped := changes(res.Stdout, in)
+	if len(keep) == 0 {
+		return []byte{}, 0, dropped, nil
+	}
+	args := append(git, "diff", "--cached", "--no-renames", "--no-color", "--no-ext-diff", "--full-index", "HEAD", "--")
+	for _, p := range keep {
+		args = append(args, ":(literal)"+p)
+	}
+	res, err = box.Exec(ctx, args, container.ExecOptions{Timeout: 5 * time.Minute, WorkDir: work, MaxOutput: 64 << 20})
+	if err != nil || res.ExitCode != 0 || res.Truncated {
+		return nil, 0, nil, fmt.Errorf("diffing the agent's work: %v %s", err, lastLines(string(res.Stderr), 5))
+	}
+	fmt.Fprintf(log, "the agent's diff: %d files, %d bytes; left out: %s\n", len(keep), len(res.Stdout), strings.Join(dropped, ", "))
+	return res.Stdout, len(keep), dropped, nil
+}
+
+// changes splits the paths of git's `diff --numstat -z` into those the
+// prediction keeps and those it leaves out: binaries (numstat's "-"),
+// test files (the instance's, and any by its path) and junk.
+func changes(numstat []byte, in *bench.Instance) (keep, dropped []string) {
+	for _, entry := range strings.Split(strings.TrimRight(string(numstat), "\x00"), "\x00") {
+		f := strings.SplitN(entry, "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		p := f[2]
+		switch {
+		case f[0] == "-" && f[1] == "-", integrity.IsTest(in, p), junk(p):
+			dropped = append(dropped, p)
+		default:
+			keep = append(keep, p)
+		}
+	}
+	return keep, dropped
+}
+
+// junk is what running code leaves that is no one's work.
+func junk(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if part == "__pycache__" || part == ".pytest_cache" || part == ".mypy_cache" || strings.HasSuffix(part, ".egg-info") || part == "node_modules" {
+			return true
+		}
+	}
+	return strings.HasSuffix(p, ".pyc") || strings.HasSuffix(p, ".pyo")
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
