@@ -93,6 +93,10 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer eng.Close()
+	if !strings.HasPrefix(eng.Host(), "unix://") {
+		fmt.Fprintf(stderr, "warning: the engine is at %s: the proxy's socket is a folder of this machine mounted into each container, "+
+			"which works only when the engine runs on this machine\n", eng.Host())
+	}
 	envs, err := pr.buildImages(ctx, eng, ds, ins, stderr)
 	if err != nil {
 		return err

@@ -107,7 +107,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 	if err != nil {
 		return nil, err
 	}
-	defer func() { measured(rec, m.Totals(), cfg) }()
+	defer func() { measured(rec, m.Totals()) }()
 
 	// The proxy listens on a unix socket in a folder of its own, which is
 	// mounted into the container: the container has no network.
@@ -129,8 +129,14 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 	}()
 
 	timeout := a.TimeoutDuration()
+	lim := cfg.Container
+	if lim.Tmp == 0 && lim.Memory > 0 {
+		// What the agent writes to /tmp (caches, scratch) is bounded, and
+		// counted in its memory, as the tests' is when grading.
+		lim.Tmp = lim.Memory / 2
+	}
 	box, err := cfg.Engine.Start(ctx, container.Spec{
-		Image: image, Name: "featbench-infer", WorkDir: "/", Limits: cfg.Container,
+		Image: image, Name: "featbench-infer", WorkDir: "/", Limits: lim,
 		Labels: map[string]string{
 			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelOwner: owner,
 			evaluate.LabelExpires: strconv.FormatInt(time.Now().Add(timeout+harnessGrace+5*time.Minute).Unix(), 10),
@@ -232,7 +238,7 @@ exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups en
 }
 
 // measured puts the meter's totals into the record.
-func measured(rec *Record, tot meter.Totals, cfg Config) {
+func measured(rec *Record, tot meter.Totals) {
 	rec.Meter = tot
 	rec.Turns, rec.TokensIn, rec.TokensOut, rec.Usage, rec.Unpriced = tot.Turns, tot.TokensIn, tot.TokensOut, tot.Usage, tot.Unpriced
 	if len(tot.Unpriced) == 0 {

@@ -122,6 +122,17 @@ func obj(m map[string]any, key string) map[string]any {
 // event reads the usage one JSON object (a body, or a stream event)
 // reports, if any.
 func (s *usageState) event(raw []byte) {
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+		// Gemini's streamGenerateContent without alt=sse: a JSON array
+		// of the chunks a stream would send.
+		var chunks []json.RawMessage
+		if json.Unmarshal(t, &chunks) == nil {
+			for _, c := range chunks {
+				s.event(c)
+			}
+		}
+		return
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var m map[string]any

@@ -34,6 +34,9 @@ func TestParseUsage(t *testing.T) {
 		{"gemini stream", "data: {\"usageMetadata\":{\"promptTokenCount\":40,\"candidatesTokenCount\":2},\"modelVersion\":\"gemini-2.5-pro\"}\r\n\r\n" +
 			"data: {\"usageMetadata\":{\"promptTokenCount\":40,\"candidatesTokenCount\":9,\"thoughtsTokenCount\":5,\"cachedContentTokenCount\":8},\"modelVersion\":\"gemini-2.5-pro\"}\r\n\r\n", true,
 			meter.Usage{Input: 32, CachedInput: 8, Output: 14}, "gemini-2.5-pro"},
+		{"gemini stream as a JSON array", `[{"usageMetadata":{"promptTokenCount":7,"candidatesTokenCount":1},"modelVersion":"g"},` +
+			`{"usageMetadata":{"promptTokenCount":7,"candidatesTokenCount":6},"modelVersion":"g"}]`, false,
+			meter.Usage{Input: 7, Output: 6}, "g"},
 	} {
 		u, model, ok := meter.ParseUsage([]byte(c.body), c.stream)
 		if !ok || u != c.want || model != c.model {

@@ -19,6 +19,10 @@
 // problem is reported with the file, the line and the field, all of them
 // in one pass.
 //
+// Files written by eval infer carry, besides, turns, duration,
+// failure_mode and measured (with trajectory naming the file of the
+// exchanges the figures were counted from); measured figures come whole.
+//
 // FeatureBench's harness skips a line with "success": false unless told
 // to include failed runs; here such a line is kept, as the prediction the
 // run left: its patch when it has one, else an empty prediction, so that
