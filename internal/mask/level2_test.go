@@ -303,3 +303,68 @@ def test_it():
 		t.Errorf("the class is described, not given: %+v", res.Level2Given)
 	}
 }
+
+// TestLevel2CompoundBinding: a module-level name bound inside a try (or an
+// if) is the module's: boltons' setutils binds _MISSING in a try that
+// falls back when an import fails, and its tests import it. Level 2 gives
+// the whole statement; it was refused as "not a module-level name".
+func TestLevel2CompoundBinding(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "",
+		"textkit/marks.py": `def make_sentinel(name):
+    return type(name, (), {})()
+`,
+		"textkit/iset.py": `import sys
+
+try:
+    from .marks import make_sentinel
+    _MISSING = make_sentinel('_MISSING')
+except ImportError:
+    _MISSING = object()
+
+if sys.version_info >= (3, 0):
+    _EMPTY = ()
+else:
+    _EMPTY = []
+
+
+class ISet:
+    def __init__(self, items=_EMPTY):
+        self.items = [x for x in items if x is not _MISSING]
+
+    def add(self, x):
+        self.items.append(x)
+`,
+		"tests/test_iset.py": `from textkit.iset import ISet, _MISSING, _EMPTY
+
+
+def test_it():
+    s = ISet(_EMPTY)
+    s.add(1)
+    assert _MISSING not in s.items
+`,
+	}
+	add := objID(t, r, "textkit/iset.py", "ISet.add", "def add")
+	res := mustMask(t, r.write(t), mask.Request{
+		Remove: []string{add}, Describe: []string{add}, ProtectFiles: []string{"tests/test_iset.py"},
+		Level2: &mask.Level2{TestFile: "tests/test_iset.py", Package: "textkit", Names: []string{"ISet"}},
+	})
+	if res.Level2Problem != "" || res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	var code, imports []string
+	for _, g := range res.Level2Given {
+		code = append(code, g.Code...)
+		imports = append(imports, g.Imports...)
+	}
+	if !slices.Contains(imports, "import sys") {
+		t.Errorf("given imports %q, want the if's import sys", imports)
+	}
+	joined := strings.Join(code, "\n")
+	for _, want := range []string{"try:\n    from .marks import make_sentinel\n    _MISSING = make_sentinel('_MISSING')\nexcept ImportError:\n    _MISSING = object()",
+		"if sys.version_info >= (3, 0):\n    _EMPTY = ()\nelse:\n    _EMPTY = []"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("given code lacks the statement that binds the name:\n%s\nwant within it:\n%s", joined, want)
+		}
+	}
+}

@@ -1137,7 +1137,17 @@ def binds(st, name):
         return isinstance(st.target, ast.Name) and st.target.id == name
     if isinstance(st, (ast.Import, ast.ImportFrom)):
         return any((a.asname or a.name).split(".")[0] == name for a in st.names)
+    # A module-level name bound in a compound statement (try: from .x
+    # import f / except ImportError: f = ..., or an if on the Python
+    # version) is the module's too: the whole statement binds it.
+    if isinstance(st, (ast.If, ast.Try, ast.With) + TRY_STAR):
+        blocks = [st.body, getattr(st, "orelse", []), getattr(st, "finalbody", [])]
+        blocks += [h.body for h in getattr(st, "handlers", [])]
+        return any(binds(x, name) for b in blocks for x in b)
     return False
+
+
+TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 
 
 def level2_given(pf, moved, tops, units, cache):
