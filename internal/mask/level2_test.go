@@ -368,3 +368,73 @@ def test_it():
 		}
 	}
 }
+
+// TestLevel2StarReexport: a name the package re-exports with a star
+// import (toolz's __init__: from .functoolz import *) is found in the
+// module that defines it: "from toolz import curry" was refused as "not a
+// module-level name there". A name the module's __all__ leaves out is not
+// re-exported.
+func TestLevel2StarReexport(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "from .core import *\nfrom .extra import *\n",
+		"textkit/core.py": `__all__ = ("curry", "first")
+
+_SEP = " "
+
+
+def first(seq):
+    return next(iter(seq))
+
+
+def curry(f):
+    return f
+
+
+def hidden():
+    return 0
+`,
+		"textkit/extra.py": `from .core import curry
+
+
+def words(text):
+    return curry(str.split)(text)
+`,
+		"tests/test_words.py": `from textkit import curry, first, words
+
+
+def test_it():
+    assert words("a b") == ["a", "b"]
+    assert first(words("a b")) == "a"
+    assert curry(len)("ab") == 2
+`,
+		"tests/test_hidden.py": `from textkit import hidden, words
+
+
+def test_it():
+    assert words("a") == ["a"]
+`,
+	}
+	words := objID(t, r, "textkit/extra.py", "words", "def words")
+	request := func(file string) mask.Request {
+		return mask.Request{
+			Remove: []string{words}, Describe: []string{words}, ProtectFiles: []string{file},
+			Level2: &mask.Level2{TestFile: file, Package: "textkit", Names: []string{"words"}},
+		}
+	}
+	res := mustMask(t, r.write(t), request("tests/test_words.py"))
+	if res.Level2Problem != "" || res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	var code []string
+	for _, g := range res.Level2Given {
+		code = append(code, g.Module+": "+strings.Join(g.Code, " | "))
+	}
+	want := []string{"textkit.core: def first(seq):\n    return next(iter(seq)) | def curry(f):\n    return f"}
+	if !slices.Equal(code, want) {
+		t.Errorf("given code %q, want %q", code, want)
+	}
+	res = mustMask(t, r.write(t), request("tests/test_hidden.py"))
+	if res.Level2Test != nil || !strings.Contains(res.Level2Problem, "hidden") {
+		t.Errorf("a name __all__ leaves out: level 2 made (%v), problem %q", res.Level2Test != nil, res.Level2Problem)
+	}
+}

@@ -666,7 +666,11 @@ def clean_module(src, refs_before, all_names, importer_targets, own_path, res):
             continue
         res.imports_removed += [describe_import(st, a) for a in gone]
         if len(gone) == len(st.names):
-            drop.add(id(st))
+            keep = submodule_binding(tree, st, own_path, refs_after)
+            if keep:
+                ed.replace_node(st, keep)
+            else:
+                drop.add(id(st))
         else:
             ed.remove_items(st, st.names, set(map(id, gone)))
     ed.drop_statements(tree, drop)
@@ -674,6 +678,29 @@ def clean_module(src, refs_before, all_names, importer_targets, own_path, res):
         if n not in res.all_removed:
             res.all_removed.append(n)
     return ed.apply()
+
+
+def submodule_binding(tree, st, own_path, refs_after):
+    """In a package's __init__, `from .sub import x` binds sub too: the
+    import sets the submodule on the package, whose namespace is the
+    __init__'s. When code that stays uses sub and nothing else binds it
+    (toolz.curried's `del exceptions` after `from .exceptions import
+    merge`), the statement becomes `from . import sub` rather than going."""
+    if not (isinstance(st, ast.ImportFrom) and st.level == 1 and st.module and own_path.endswith("__init__.py")):
+        return None
+    sub = st.module.split(".")[0]
+    if sub not in refs_after:
+        return None
+    for n in ast.walk(tree):
+        if n is st:
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == sub:
+            return None
+        if isinstance(n, (ast.Import, ast.ImportFrom)) and any(bound_name(n, a) == sub for a in n.names):
+            return None
+        if isinstance(n, DEFS) and n.name == sub:
+            return None
+    return "from . import %s" % sub
 
 
 def reparse(path, text, what):
@@ -1164,6 +1191,25 @@ def level2_given(pf, moved, tops, units, cache):
         for d in us:
             removed.setdefault(path, []).append(d.node)
 
+    def source_of(path, st):
+        mod = pf.module_of(path).split(".")
+        pkg = mod if path.endswith("__init__.py") else mod[:-1]
+        if not st.level:
+            return st.module or ""
+        return ".".join(pkg[:len(pkg) - (st.level - 1)] + ([st.module] if st.module else []))
+
+    def star_exports(module, name):
+        # What "from module import *" binds: __all__ when the module
+        # lists one, else its public names.
+        p = pf.file_of(module)
+        if p is None:
+            return False
+        sites = all_containers(cache(p)[0].tree)
+        if sites:
+            return any(c.value == name if how == "append" else any(_is_str(e) and e.value == name for e in c.elts)
+                       for _, c, how in sites)
+        return not name.startswith("_")
+
     def find(module, name, depth=0):
         path = pf.file_of(module)
         if path is None or depth > 20:
@@ -1174,14 +1220,20 @@ def level2_given(pf, moved, tops, units, cache):
             if binds(st, name):
                 found = st
         if found is None:
+            # A name a star import re-exports from a module of the
+            # package (toolz's __init__: from .functoolz import *); the
+            # last such import wins, as at run time.
+            for st in reversed(src.tree.body):
+                if isinstance(st, ast.ImportFrom) and any(a.name == "*" for a in st.names):
+                    target = source_of(path, st)
+                    if pf.inside(target) and star_exports(target, name):
+                        b = find(target, name, depth + 1)
+                        if b is not None:
+                            return b
             return None
         if isinstance(found, ast.ImportFrom):
             a = next(a for a in found.names if (a.asname or a.name) == name)
-            mod = pf.module_of(path).split(".")
-            pkg = mod if path.endswith("__init__.py") else mod[:-1]
-            target = found.module or ""
-            if found.level:
-                target = ".".join(pkg[:len(pkg) - (found.level - 1)] + ([found.module] if found.module else []))
+            target = source_of(path, found)
             if pf.inside(target):
                 if pf.file_of(target + "." + a.name):
                     return None  # a module, not a value
