@@ -438,3 +438,57 @@ def test_it():
 		t.Errorf("a name __all__ leaves out: level 2 made (%v), problem %q", res.Level2Test != nil, res.Level2Problem)
 	}
 }
+
+// TestLevel2PrivateAttributes: from scratch, agent_code has only what the
+// statement names. sortedcontainers' SortedSet tests compare with
+// ss._set, an attribute the removed __init__ makes and no interface
+// names: level 2 is refused, naming it. A private method the interfaces
+// show (_check) and a private name of another module (sys._getframe) are
+// fine.
+func TestLevel2PrivateAttributes(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "",
+		"textkit/bag.py": `class Bag:
+    def __init__(self, items=()):
+        self._set = set(items)
+
+    def _check(self):
+        assert isinstance(self._set, set)
+
+    def __len__(self):
+        return 2
+`,
+		"tests/test_bag.py": `import sys
+
+from textkit.bag import Bag
+
+
+def test_it():
+    b = Bag([1, 2])
+    b._check()
+    assert sys._getframe() is not None
+    assert len(b) == 2
+`,
+		"tests/test_set.py": `from textkit.bag import Bag
+
+
+def test_it():
+    assert Bag([1])._set == {1}
+`,
+	}
+	init := objID(t, r, "textkit/bag.py", "Bag.__init__", "def __init__")
+	check := objID(t, r, "textkit/bag.py", "Bag._check", "def _check")
+	request := func(file string) mask.Request {
+		return mask.Request{
+			Remove: []string{init, check}, Describe: []string{init, check}, ProtectFiles: []string{file},
+			Level2: &mask.Level2{TestFile: file, Package: "textkit", Names: []string{"Bag"}},
+		}
+	}
+	if res := mustMask(t, r.write(t), request("tests/test_bag.py")); res.Level2Test == nil {
+		t.Errorf("level 2 refused: %q", res.Level2Problem)
+	}
+	res := mustMask(t, r.write(t), request("tests/test_set.py"))
+	if res.Level2Test != nil || !strings.Contains(res.Level2Problem, "the attribute _set") {
+		t.Errorf("level 2 made (%v), problem %q; want it refused for _set", res.Level2Test != nil, res.Level2Problem)
+	}
+}

@@ -1298,6 +1298,31 @@ def level2_given(pf, moved, tops, units, cache):
     return out
 
 
+PRIVATE = re.compile(r"_(?!_)\w*$")
+
+
+def unnamed_private_attributes(root, spec, out):
+    """The private attributes (_set, not __len__) the level 2 test file uses
+    that neither the interfaces nor the given code name: built from the
+    statement alone, agent_code cannot have them (sortedcontainers'
+    SortedSet tests compare with ss._set, an attribute __init__ makes).
+    Attributes of modules the tests import from elsewhere (sys._getframe)
+    are not the package's."""
+    src, _ = read_source(root, spec["test_file"])
+    others = set()
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Import):
+            others.update(bound_name(n, a) for a in n.names if a.name.split(".")[0] != spec["package"])
+    used = set()
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Attribute) and PRIVATE.match(n.attr):
+            if not (isinstance(n.value, ast.Name) and n.value.id in others):
+                used.add(n.attr)
+    text = "\n".join([i["code"] for i in out.get("level2_interfaces") or []] +
+                     ["\n".join(g["imports"] + g["code"]) for g in out.get("level2_given") or []])
+    return sorted(a for a in used if not re.search(r"(?<!\w)%s(?!\w)" % re.escape(a), text))
+
+
 def level2_task(root, spec, tops, units, cache):
     """Everything level 2 needs, or the problem that stops it."""
     try:
@@ -1636,6 +1661,10 @@ def run(root, req):
             # From scratch, a class is given whole but for what is removed.
             gone = {id(d.node) for us in units.values() for d in us}
             level2_out["level2_interfaces"] = interfaces(req.get("describe") or [], cache, gone)
+            unnamed = unnamed_private_attributes(root, level2, level2_out)
+            if unnamed:
+                level2_out = {"level2_problem": "the tests use the attribute %s, which the statement never names"
+                                                % unnamed[0]}
     # Removed module-level names, under every module name their file goes by.
     targets = {}
     for path, us in units.items():
