@@ -443,8 +443,8 @@ def test_it():
 // statement names. sortedcontainers' SortedSet tests compare with
 // ss._set, an attribute the removed __init__ makes and no interface
 // names: level 2 is refused, naming it. A private method the interfaces
-// show (_check) and a private name of another module (sys._getframe) are
-// fine.
+// show (_check), a private name of another module (sys._getframe) and the
+// tests' own (cachetools' test_func sets self._use_cache) are fine.
 func TestLevel2PrivateAttributes(t *testing.T) {
 	r := repo{
 		"textkit/__init__.py": "",
@@ -463,11 +463,20 @@ func TestLevel2PrivateAttributes(t *testing.T) {
 from textkit.bag import Bag
 
 
+class Key:
+    def __init__(self, n):
+        self._n = n
+
+    def _twice(self):
+        return 2 * self._n
+
+
 def test_it():
     b = Bag([1, 2])
     b._check()
     assert sys._getframe() is not None
     assert len(b) == 2
+    assert Key(1)._n == 1 and Key(1)._twice() == 2
 `,
 		"tests/test_set.py": `from textkit.bag import Bag
 
@@ -490,5 +499,74 @@ def test_it():
 	res := mustMask(t, r.write(t), request("tests/test_set.py"))
 	if res.Level2Test != nil || !strings.Contains(res.Level2Problem, "the attribute _set") {
 		t.Errorf("level 2 made (%v), problem %q; want it refused for _set", res.Level2Test != nil, res.Level2Problem)
+	}
+}
+
+// TestLevel2TestHelpers: a relative import of the tests' own helpers
+// (cachetools: from . import CacheTestMixin, from tests/__init__.py) stays
+// as it is; it refused level 2 for every cachetools test file. A helper
+// that imports the package would bring the original back, and a relative
+// import inside the package is the package's: both are refused.
+func TestLevel2TestHelpers(t *testing.T) {
+	r := repo{
+		"src/textkit/__init__.py": "",
+		"src/textkit/lru.py": `class LRU:
+    def get(self, k):
+        return k
+`,
+		"tests/__init__.py": `class Mixin:
+    def check(self, c):
+        assert c.get(1) == 1
+`,
+		"tests/impure.py": `import textkit.lru
+`,
+		"tests/test_lru.py": `from textkit.lru import LRU
+
+from . import Mixin
+
+
+def test_it():
+    Mixin().check(LRU())
+`,
+		"tests/test_impure.py": `from textkit.lru import LRU
+
+from . import impure
+
+
+def test_it():
+    assert LRU().get(1) == 1
+`,
+		"src/textkit/tests/__init__.py": "",
+		"src/textkit/tests/test_in.py": `from textkit.lru import LRU
+
+from .. import lru
+
+
+def test_it():
+    assert LRU().get(1) == 1
+`,
+	}
+	get := objID(t, r, "src/textkit/lru.py", "LRU.get", "def get")
+	request := func(file string) mask.Request {
+		return mask.Request{
+			Remove: []string{get}, Describe: []string{get}, ProtectFiles: []string{file},
+			Level2: &mask.Level2{TestFile: file, Package: "textkit", Names: []string{"LRU"}},
+		}
+	}
+	res := mustMask(t, r.write(t), request("tests/test_lru.py"))
+	if res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	if !strings.Contains(*res.Level2Test, "from agent_code import LRU\n\nfrom . import Mixin\n") {
+		t.Errorf("level 2 test:\n%s", *res.Level2Test)
+	}
+	for file, problem := range map[string]string{
+		"tests/test_impure.py":         "imports test code (tests/impure.py) that imports textkit",
+		"src/textkit/tests/test_in.py": "has a relative import of the package",
+	} {
+		res := mustMask(t, r.write(t), request(file))
+		if res.Level2Test != nil || !strings.Contains(res.Level2Problem, problem) {
+			t.Errorf("%s: level 2 made (%v), problem %q; want %q", file, res.Level2Test != nil, res.Level2Problem, problem)
+		}
 	}
 }

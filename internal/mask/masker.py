@@ -916,6 +916,11 @@ class PackageFiles:
     def inside(self, dotted):
         return dotted == self.package or dotted.startswith(self.package + ".")
 
+    def holds(self, rel):
+        """Whether rel, a path from the root, is the package's folder or in it."""
+        top = self.base + self.package
+        return rel == top or rel.startswith(top + "/")
+
 
 def level2_rewrite(root, spec):
     """The test file with every name it imports from the package imported
@@ -953,7 +958,15 @@ def level2_rewrite(root, spec):
                 if is_module(node.module + "." + a.name):
                     bind[a.asname or a.name] = node.module + "." + a.name
         elif isinstance(node, ast.ImportFrom) and node.level > 0:
-            raise Level2Problem("%s:%d has a relative import" % (path, node.lineno))
+            # The tests' own helpers (cachetools: from . import
+            # CacheTestMixin, in tests/__init__.py) stay as they are, when
+            # they are not the package's and do not import it.
+            target = resolve_from(path, node)
+            if target is None or pf.holds(target.replace(".", "/")):
+                raise Level2Problem("%s:%d has a relative import of the package" % (path, node.lineno))
+            for f in helper_files(root, target, node):
+                if imports_package(f, read_source(root, f)[0].tree, pf):
+                    raise Level2Problem("%s:%d imports test code (%s) that imports %s" % (path, node.lineno, f, package))
 
     moved = []  # (name, module), in order
 
@@ -1298,6 +1311,32 @@ def level2_given(pf, moved, tops, units, cache):
     return out
 
 
+def helper_files(root, target, node):
+    """The files a relative import of test code loads: the module it names
+    and the names it imports that are modules."""
+    base = target.replace(".", "/")
+    out = []
+    for stem in [base] + [base + "/" + a.name for a in node.names if a.name != "*"]:
+        for cand in (stem + ".py", stem + "/__init__.py"):
+            if os.path.isfile(os.path.join(root, cand)) and cand not in out:
+                out.append(cand)
+    return out
+
+
+def imports_package(path, tree, pf):
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import) and any(pf.inside(a.name) for a in n.names):
+            return True
+        if isinstance(n, ast.ImportFrom):
+            if n.level:
+                mod = resolve_from(path, n)
+                if mod is None or pf.holds(mod.replace(".", "/")):
+                    return True
+            elif n.module and pf.inside(n.module):
+                return True
+    return False
+
+
 PRIVATE = re.compile(r"_(?!_)\w*$")
 
 
@@ -1313,11 +1352,16 @@ def unnamed_private_attributes(root, spec, out):
     for n in ast.walk(src.tree):
         if isinstance(n, ast.Import):
             others.update(bound_name(n, a) for a in n.names if a.name.split(".")[0] != spec["package"])
-    used = set()
+    used, own = set(), set()
     for n in ast.walk(src.tree):
         if isinstance(n, ast.Attribute) and PRIVATE.match(n.attr):
-            if not (isinstance(n.value, ast.Name) and n.value.id in others):
+            if isinstance(n.ctx, ast.Store):
+                own.add(n.attr)  # the tests' own (self._use_cache = ...)
+            elif not (isinstance(n.value, ast.Name) and n.value.id in others):
                 used.add(n.attr)
+        elif isinstance(n, DEFS):
+            own.add(n.name)
+    used -= own
     text = "\n".join([i["code"] for i in out.get("level2_interfaces") or []] +
                      ["\n".join(g["imports"] + g["code"]) for g in out.get("level2_given") or []])
     return sorted(a for a in used if not re.search(r"(?<!\w)%s(?!\w)" % re.escape(a), text))
