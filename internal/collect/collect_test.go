@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/evaluate"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -399,6 +400,25 @@ func TestErrorNames(t *testing.T) {
 		}
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("names in %q = %v, want %s", text, got, want)
+		}
+	}
+}
+
+// TestFailureText: a verification drop says what the harness saw, not
+// only "GraderTampering" (boltons' pass-to-pass test_tbutils replaced
+// sys.excepthook, and four reasons named nothing).
+func TestFailureText(t *testing.T) {
+	for _, tc := range []struct {
+		rep  evaluate.Report
+		want string
+	}{
+		{evaluate.Report{FailureModes: []string{"GraderTampering"}, Tampering: []string{"pytest's machinery changed: sys.excepthook replaced", "x"}},
+			"GraderTampering (pytest's machinery changed: sys.excepthook replaced)"},
+		{evaluate.Report{FailureModes: []string{"AssertionError", "Timeout"}}, "AssertionError, Timeout"},
+		{evaluate.Report{}, "no failure mode given"},
+	} {
+		if got := failureText(&tc.rep); got != tc.want {
+			t.Errorf("failureText(%+v) = %q, want %q", tc.rep, got, tc.want)
 		}
 	}
 }

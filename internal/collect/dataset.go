@@ -44,6 +44,9 @@ func (r *repoRun) gather() {
 				st = c.stmt.L2
 			}
 			if st == "" {
+				// Never silently: a verified level without a statement
+				// is reported.
+				r.drop(c, StageStatements, l, "no problem statement was written for this level")
 				continue
 			}
 			in := r.instance(c, l)

@@ -106,3 +106,44 @@ func TestStatementsStubChatter(t *testing.T) {
 		t.Errorf("with a failing LLM: %v, store %v\n%s", err, store, out.L1)
 	}
 }
+
+// TestStatementsFollowLevels: the stored statements are made for the
+// levels verification passed. boltons' test_cacheutils lost level 1 in
+// one run and passed it in the next (its pass-to-pass files changed); the
+// statements stored by the first run, without level 1, were reused, and
+// the instance was neither kept nor dropped.
+func TestStatementsFollowLevels(t *testing.T) {
+	r := stubRun(nil, map[string]string{"pkg/a.py": "def f(x):\n    return 2 * x\n"})
+	r.w = work_(t.TempDir())
+	r.cur = StageStatements
+	r.res = &repoResult{report: &RepoReport{}}
+	r.rc.Levels = []int{1, 2}
+	c := &candidate{File: "tests/test_a.py", lost: map[int]bool{1: true}, mask: maskOut{
+		Interfaces: []mask.Interface{{ID: "pkg/a.py::f::1", Path: "pkg/a.py", Kind: "function", Qualname: "f", Described: true, Code: "def f(x):\n    # <your code>\n", DocLine: 1, Indent: "    "}},
+		Result:     &mask.Result{Level2Interfaces: []mask.Interface{{ID: "pkg/a.py::f::1", Kind: "function", Qualname: "f", Described: true, Code: "def f(x):\n    # <your code>\n"}}},
+	}}
+	r.cands = []*candidate{c}
+	if err := r.stageStatements(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c.stmt.L1 != "" || c.stmt.L2 == "" {
+		t.Fatalf("first run: level 1 %q, level 2 %q; want level 2 only", c.stmt.L1, c.stmt.L2)
+	}
+	c.lost, c.stmt = nil, statementsOut{}
+	if err := r.stageStatements(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c.stmt.L1 == "" {
+		t.Fatal("level 1 passed verification, and its statement is the stored one without it")
+	}
+	r.gather()
+	if len(r.res.instances) != 2 {
+		t.Errorf("%d instances gathered, want 2", len(r.res.instances))
+	}
+	// A level without a statement is dropped with a reason, never lost.
+	c.stmt.L1, r.res = "", &repoResult{report: &RepoReport{}}
+	r.gather()
+	if len(r.res.instances) != 1 || len(r.res.report.Drops) != 1 || r.res.report.Drops[0].Stage != StageStatements {
+		t.Errorf("a level without a statement: %d instances, drops %+v", len(r.res.instances), r.res.report.Drops)
+	}
+}

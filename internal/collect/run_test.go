@@ -15,6 +15,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 )
@@ -287,5 +288,43 @@ min_f2p_points = 1
 	envLog, _ := os.ReadFile(filepath.Join(root, ".cache", "collect", fileKey("featbench/pep639lib-bookworm"), "env.log"))
 	if !strings.Contains(string(envLog), "license") {
 		t.Errorf("env.log of the failed repository does not show why:\n%s", envLog)
+	}
+}
+
+// TestRunFileTampering: a test file whose run changes pytest's machinery
+// (boltons' test_tbutils sets sys.excepthook to the library's function)
+// passes under pytest, but grading believes none of its outcomes, so it
+// does not pass here: as a pass-to-pass file it made every instance that
+// drew it fail verification with GraderTampering.
+func TestRunFileTampering(t *testing.T) {
+	eng, base := imagestest.Base(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	b, err := openBox(ctx, eng, base, "featbench/tamper", container.Limits{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	if err := b.c.CopyIn(ctx, fbDir, scripts()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.c.CopyIn(ctx, repoDir, []container.File{
+		{Path: "hook.py", Data: []byte("def show(*a):\n    pass\n")},
+		{Path: "test_plain.py", Data: []byte("def test_it():\n    assert 1\n")},
+		{Path: "test_hook.py", Data: []byte("import sys\n\nimport hook\n\n\ndef test_it():\n    sys.excepthook = hook.show\n    assert 1\n")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for file, wantOK := range map[string]bool{"test_plain.py": true, "test_hook.py": false} {
+		out, err := runFile(ctx, b, file, []string{file + "::test_it"}, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.OK != wantOK || len(out.Passed) != 1 {
+			t.Errorf("%s: ok %v (want %v), passed %q, tampering %q", file, out.OK, wantOK, out.Passed, out.Tampering)
+		}
+		if !wantOK && (len(out.Tampering) == 0 || !strings.Contains(out.Tampering[0], "excepthook")) {
+			t.Errorf("%s: tampering %q, want sys.excepthook named", file, out.Tampering)
+		}
 	}
 }

@@ -25,8 +25,14 @@ type runOut struct {
 	Counts   map[string]int   `json:"counts"` // tests by status
 	Passed   []string         `json:"passed"` // ids of the passed tests
 	Failing  []pytest.Outcome `json:"failing,omitempty"`
+	// Tampering is what the harness's plugin saw the run change of
+	// pytest's machinery (boltons' tests set sys.excepthook): grading
+	// believes no outcome of such a run, so the file cannot be an
+	// instance's test, fail-to-pass or pass-to-pass.
+	Tampering []string `json:"tampering,omitempty"`
 	// OK: the file passes fully (exit 0, every test passed or skipped,
-	// at least one passed), as FeatureBench requires of its candidates.
+	// at least one passed, nothing tampered with), as FeatureBench
+	// requires of its candidates.
 	OK bool `json:"ok"`
 }
 
@@ -100,6 +106,10 @@ func scripts() []container.File {
 	}
 }
 
+// runRecipe is the version of a run's verdict (2: a run that tampers
+// with pytest's machinery does not pass).
+const runRecipe = 2
+
 // stageRun runs every discovered test file on the complete project.
 func (r *repoRun) stageRun(ctx context.Context) error {
 	files := map[string]testFile{}
@@ -112,7 +122,7 @@ func (r *repoRun) stageRun(ctx context.Context) error {
 	r.runs = map[string]runOut{}
 	done := 0
 	err := r.forEach(ctx, items, "run.log", func(ctx context.Context, get func() (*box, error), file string) error {
-		d := digest("run", recipe, r.env.Image, file, files[file].Tests, r.rc.TestFileTimeout)
+		d := digest("run", recipe, runRecipe, r.env.Image, file, files[file].Tests, r.rc.TestFileTimeout)
 		out, made, err := memo(r, d, file, get, func(b *box) (runOut, error) {
 			return runFile(ctx, b, file, files[file].Tests, r.tout.TestFile)
 		})
@@ -149,6 +159,9 @@ func (r *repoRun) stageRun(ctx context.Context) error {
 func passWord(o runOut) string {
 	if o.OK {
 		return fmt.Sprintf("passed (%d tests, %.1f s)", len(o.Passed), o.Seconds)
+	}
+	if len(o.Tampering) > 0 {
+		return fmt.Sprintf("not gradable (%s)", o.Tampering[0])
 	}
 	return fmt.Sprintf("not passing (exit %d, %v)", o.ExitCode, o.Counts)
 }
@@ -197,7 +210,8 @@ func runFile(ctx context.Context, b *box, file string, ids []string, timeout tim
 		}
 	}
 	sort.Strings(out.Passed)
-	out.OK = res.ExitCode == 0 && !res.TimedOut && bad == 0 && len(out.Passed) > 0
+	out.Tampering = pytest.Verify(in, rep).Problems
+	out.OK = res.ExitCode == 0 && !res.TimedOut && bad == 0 && len(out.Passed) > 0 && len(out.Tampering) == 0
 	return out, nil
 }
 

@@ -193,10 +193,11 @@ func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evalu
 		chk.Reason = fmt.Sprintf("without the feature %.0f%% of the fail-to-pass tests still pass (ceiling %.0f%%)", 100*chk.EmptyRate, 100*r.rc.F2PPassRateMax)
 		return chk, nil
 	case !chk.P2PKept:
-		chk.Reason = "the masked codebase fails pass-to-pass tests: " + strings.Join(rep.FailureModes, ", ")
+		chk.Reason = "the masked codebase fails pass-to-pass tests: " + failureText(rep)
 		return chk, nil
 	}
 	gold := evaluate.Prediction{Model: "gold", Patch: []byte(in.Patch)}
+	var failed *evaluate.Report
 	for i := 1; i <= verifyRuns; i++ {
 		rep, err := run(fmt.Sprintf("gold-%d", i), gold, true)
 		if err != nil {
@@ -205,11 +206,13 @@ func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evalu
 		chk.GoldRuns++
 		if rep.Resolved {
 			chk.GoldResolved++
+		} else {
+			failed = rep
 		}
 	}
 	switch {
 	case chk.GoldResolved == 0:
-		chk.Reason = "the gold patch does not make every test pass"
+		chk.Reason = "the gold patch does not make every test pass: " + failureText(failed)
 	case chk.GoldResolved < chk.GoldRuns:
 		chk.Reason = fmt.Sprintf("flaky: the gold patch made every test pass in %d of %d runs", chk.GoldResolved, chk.GoldRuns)
 	}
@@ -234,4 +237,18 @@ func (r *repoRun) ensureImage(ctx context.Context) error {
 		return fmt.Errorf("the environment image %s is not in the engine: run the %s stage", r.env.Image, StageEnv)
 	}
 	return nil
+}
+
+// failureText is why a run did not resolve, for a drop reason: its failure
+// modes, and what the harness saw tampered with (GraderTampering alone
+// does not say).
+func failureText(rep *evaluate.Report) string {
+	s := strings.Join(rep.FailureModes, ", ")
+	if s == "" {
+		s = "no failure mode given"
+	}
+	if len(rep.Tampering) > 0 {
+		s += " (" + rep.Tampering[0] + ")"
+	}
+	return s
 }

@@ -158,7 +158,11 @@ func (r *repoRun) stageStatements(ctx context.Context) error {
 				l2 = append(l2, "given", res.Level2Given)
 			}
 		}
-		d := digest("statements", recipe, c.mask.Interfaces, l2, r.rc.ImportName, r.rc.ForbiddenLinks, r.llmKey(), templateDigest())
+		// The levels rendered are inputs too: a level verification
+		// dropped in one run and passed in the next (its pass-to-pass
+		// files changed) found the stored statements without it, and the
+		// instance vanished with no drop.
+		d := digest("statements", recipe, c.has(1), c.has(2), c.mask.Interfaces, l2, r.rc.ImportName, r.rc.ForbiddenLinks, r.llmKey(), templateDigest())
 		ok, err := r.cached(d, &c.stmt, c.File)
 		if err != nil {
 			return err

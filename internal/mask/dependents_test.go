@@ -228,3 +228,43 @@ class Version:
 		t.Errorf("the masked module gives %q", got)
 	}
 }
+
+// TestMaskSubmoduleBinding: in a package's __init__, "from .exceptions
+// import merge" also binds the submodule exceptions; with merge removed,
+// dropping the statement broke toolz.curried's "del exceptions" (the
+// masked codebase did not import). It becomes "from . import exceptions";
+// a submodule nothing uses goes as before.
+func TestMaskSubmoduleBinding(t *testing.T) {
+	r := repo{
+		"pkg/__init__.py": `from .exceptions import merge, merge_with
+from .other import helper
+
+del exceptions
+`,
+		"pkg/exceptions.py": `def merge(*ds):
+    return {k: v for d in ds for k, v in d.items()}
+
+
+def merge_with(f, *ds):
+    return f(merge(*ds))
+`,
+		"pkg/other.py": `def helper():
+    return 1
+`,
+	}
+	dir := r.write(t)
+	mustMask(t, dir, mask.Request{Remove: []string{
+		objID(t, r, "pkg/exceptions.py", "merge", "def merge("),
+		objID(t, r, "pkg/exceptions.py", "merge_with", "def merge_with"),
+		objID(t, r, "pkg/other.py", "helper", "def helper"),
+	}})
+	want := `from . import exceptions
+
+del exceptions
+`
+	if got := read(t, dir, "pkg/__init__.py"); got != want {
+		t.Errorf("pkg/__init__.py:\n%s\nwant:\n%s", got, want)
+	}
+	pyRun(t, dir, "import pkg")
+	goldRestores(t, dir)
+}

@@ -303,3 +303,270 @@ def test_it():
 		t.Errorf("the class is described, not given: %+v", res.Level2Given)
 	}
 }
+
+// TestLevel2CompoundBinding: a module-level name bound inside a try (or an
+// if) is the module's: boltons' setutils binds _MISSING in a try that
+// falls back when an import fails, and its tests import it. Level 2 gives
+// the whole statement; it was refused as "not a module-level name".
+func TestLevel2CompoundBinding(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "",
+		"textkit/marks.py": `def make_sentinel(name):
+    return type(name, (), {})()
+`,
+		"textkit/iset.py": `import sys
+
+try:
+    from .marks import make_sentinel
+    _MISSING = make_sentinel('_MISSING')
+except ImportError:
+    _MISSING = object()
+
+if sys.version_info >= (3, 0):
+    _EMPTY = ()
+else:
+    _EMPTY = []
+
+
+class ISet:
+    def __init__(self, items=_EMPTY):
+        self.items = [x for x in items if x is not _MISSING]
+
+    def add(self, x):
+        self.items.append(x)
+`,
+		"tests/test_iset.py": `from textkit.iset import ISet, _MISSING, _EMPTY
+
+
+def test_it():
+    s = ISet(_EMPTY)
+    s.add(1)
+    assert _MISSING not in s.items
+`,
+	}
+	add := objID(t, r, "textkit/iset.py", "ISet.add", "def add")
+	res := mustMask(t, r.write(t), mask.Request{
+		Remove: []string{add}, Describe: []string{add}, ProtectFiles: []string{"tests/test_iset.py"},
+		Level2: &mask.Level2{TestFile: "tests/test_iset.py", Package: "textkit", Names: []string{"ISet"}},
+	})
+	if res.Level2Problem != "" || res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	var code, imports []string
+	for _, g := range res.Level2Given {
+		code = append(code, g.Code...)
+		imports = append(imports, g.Imports...)
+	}
+	if !slices.Contains(imports, "import sys") {
+		t.Errorf("given imports %q, want the if's import sys", imports)
+	}
+	joined := strings.Join(code, "\n")
+	for _, want := range []string{"try:\n    from .marks import make_sentinel\n    _MISSING = make_sentinel('_MISSING')\nexcept ImportError:\n    _MISSING = object()",
+		"if sys.version_info >= (3, 0):\n    _EMPTY = ()\nelse:\n    _EMPTY = []"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("given code lacks the statement that binds the name:\n%s\nwant within it:\n%s", joined, want)
+		}
+	}
+}
+
+// TestLevel2StarReexport: a name the package re-exports with a star
+// import (toolz's __init__: from .functoolz import *) is found in the
+// module that defines it: "from toolz import curry" was refused as "not a
+// module-level name there". A name the module's __all__ leaves out is not
+// re-exported.
+func TestLevel2StarReexport(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "from .core import *\nfrom .extra import *\n",
+		"textkit/core.py": `__all__ = ("curry", "first")
+
+_SEP = " "
+
+
+def first(seq):
+    return next(iter(seq))
+
+
+def curry(f):
+    return f
+
+
+def hidden():
+    return 0
+`,
+		"textkit/extra.py": `from .core import curry
+
+
+def words(text):
+    return curry(str.split)(text)
+`,
+		"tests/test_words.py": `from textkit import curry, first, words
+
+
+def test_it():
+    assert words("a b") == ["a", "b"]
+    assert first(words("a b")) == "a"
+    assert curry(len)("ab") == 2
+`,
+		"tests/test_hidden.py": `from textkit import hidden, words
+
+
+def test_it():
+    assert words("a") == ["a"]
+`,
+	}
+	words := objID(t, r, "textkit/extra.py", "words", "def words")
+	request := func(file string) mask.Request {
+		return mask.Request{
+			Remove: []string{words}, Describe: []string{words}, ProtectFiles: []string{file},
+			Level2: &mask.Level2{TestFile: file, Package: "textkit", Names: []string{"words"}},
+		}
+	}
+	res := mustMask(t, r.write(t), request("tests/test_words.py"))
+	if res.Level2Problem != "" || res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	var code []string
+	for _, g := range res.Level2Given {
+		code = append(code, g.Module+": "+strings.Join(g.Code, " | "))
+	}
+	want := []string{"textkit.core: def first(seq):\n    return next(iter(seq)) | def curry(f):\n    return f"}
+	if !slices.Equal(code, want) {
+		t.Errorf("given code %q, want %q", code, want)
+	}
+	res = mustMask(t, r.write(t), request("tests/test_hidden.py"))
+	if res.Level2Test != nil || !strings.Contains(res.Level2Problem, "hidden") {
+		t.Errorf("a name __all__ leaves out: level 2 made (%v), problem %q", res.Level2Test != nil, res.Level2Problem)
+	}
+}
+
+// TestLevel2PrivateAttributes: from scratch, agent_code has only what the
+// statement names. sortedcontainers' SortedSet tests compare with
+// ss._set, an attribute the removed __init__ makes and no interface
+// names: level 2 is refused, naming it. A private method the interfaces
+// show (_check), a private name of another module (sys._getframe) and the
+// tests' own (cachetools' test_func sets self._use_cache) are fine.
+func TestLevel2PrivateAttributes(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "",
+		"textkit/bag.py": `class Bag:
+    def __init__(self, items=()):
+        self._set = set(items)
+
+    def _check(self):
+        assert isinstance(self._set, set)
+
+    def __len__(self):
+        return 2
+`,
+		"tests/test_bag.py": `import sys
+
+from textkit.bag import Bag
+
+
+class Key:
+    def __init__(self, n):
+        self._n = n
+
+    def _twice(self):
+        return 2 * self._n
+
+
+def test_it():
+    b = Bag([1, 2])
+    b._check()
+    assert sys._getframe() is not None
+    assert len(b) == 2
+    assert Key(1)._n == 1 and Key(1)._twice() == 2
+`,
+		"tests/test_set.py": `from textkit.bag import Bag
+
+
+def test_it():
+    assert Bag([1])._set == {1}
+`,
+	}
+	init := objID(t, r, "textkit/bag.py", "Bag.__init__", "def __init__")
+	check := objID(t, r, "textkit/bag.py", "Bag._check", "def _check")
+	request := func(file string) mask.Request {
+		return mask.Request{
+			Remove: []string{init, check}, Describe: []string{init, check}, ProtectFiles: []string{file},
+			Level2: &mask.Level2{TestFile: file, Package: "textkit", Names: []string{"Bag"}},
+		}
+	}
+	if res := mustMask(t, r.write(t), request("tests/test_bag.py")); res.Level2Test == nil {
+		t.Errorf("level 2 refused: %q", res.Level2Problem)
+	}
+	res := mustMask(t, r.write(t), request("tests/test_set.py"))
+	if res.Level2Test != nil || !strings.Contains(res.Level2Problem, "the attribute _set") {
+		t.Errorf("level 2 made (%v), problem %q; want it refused for _set", res.Level2Test != nil, res.Level2Problem)
+	}
+}
+
+// TestLevel2TestHelpers: a relative import of the tests' own helpers
+// (cachetools: from . import CacheTestMixin, from tests/__init__.py) stays
+// as it is; it refused level 2 for every cachetools test file. A helper
+// that imports the package would bring the original back, and a relative
+// import inside the package is the package's: both are refused.
+func TestLevel2TestHelpers(t *testing.T) {
+	r := repo{
+		"src/textkit/__init__.py": "",
+		"src/textkit/lru.py": `class LRU:
+    def get(self, k):
+        return k
+`,
+		"tests/__init__.py": `class Mixin:
+    def check(self, c):
+        assert c.get(1) == 1
+`,
+		"tests/impure.py": `import textkit.lru
+`,
+		"tests/test_lru.py": `from textkit.lru import LRU
+
+from . import Mixin
+
+
+def test_it():
+    Mixin().check(LRU())
+`,
+		"tests/test_impure.py": `from textkit.lru import LRU
+
+from . import impure
+
+
+def test_it():
+    assert LRU().get(1) == 1
+`,
+		"src/textkit/tests/__init__.py": "",
+		"src/textkit/tests/test_in.py": `from textkit.lru import LRU
+
+from .. import lru
+
+
+def test_it():
+    assert LRU().get(1) == 1
+`,
+	}
+	get := objID(t, r, "src/textkit/lru.py", "LRU.get", "def get")
+	request := func(file string) mask.Request {
+		return mask.Request{
+			Remove: []string{get}, Describe: []string{get}, ProtectFiles: []string{file},
+			Level2: &mask.Level2{TestFile: file, Package: "textkit", Names: []string{"LRU"}},
+		}
+	}
+	res := mustMask(t, r.write(t), request("tests/test_lru.py"))
+	if res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	if !strings.Contains(*res.Level2Test, "from agent_code import LRU\n\nfrom . import Mixin\n") {
+		t.Errorf("level 2 test:\n%s", *res.Level2Test)
+	}
+	for file, problem := range map[string]string{
+		"tests/test_impure.py":         "imports test code (tests/impure.py) that imports textkit",
+		"src/textkit/tests/test_in.py": "has a relative import of the package",
+	} {
+		res := mustMask(t, r.write(t), request(file))
+		if res.Level2Test != nil || !strings.Contains(res.Level2Problem, problem) {
+			t.Errorf("%s: level 2 made (%v), problem %q; want %q", file, res.Level2Test != nil, res.Level2Problem, problem)
+		}
+	}
+}
