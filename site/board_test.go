@@ -1,7 +1,15 @@
 package site_test
 
 import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/featbench/featbench/site"
 )
 
 // TestFilePercentLeavesOutLevelTwo: on the example's lite board the gold
@@ -13,5 +21,76 @@ func TestFilePercentLeavesOutLevelTwo(t *testing.T) {
 	page := read(t, out, "leaderboard/example/v2/lite/index.html")
 	if got := boardCells(t, page, "Gold patch")["file"][0]; got != "100.0" {
 		t.Errorf("the gold patch's File %% on the example lite board is %q, want 100.0", got)
+	}
+}
+
+// TestBoardCountsAgree: every page that counts a board's systems counts
+// ranked systems and reference rows apart, and agrees (the example full
+// board said "0 systems" and "0 of 0 shown" while the dataset page said
+// 2); a board without ranked systems says so, and an empty one too.
+func TestBoardCountsAgree(t *testing.T) {
+	out, _ := buildShipped(t)
+	board := parse(t, read(t, out, "leaderboard/example/v2/full/index.html"))
+	want := "no ranked system, 2 reference rows"
+	if c := find(board, func(n *html.Node) bool { return n.Data == "caption" }); len(c) == 0 || !strings.Contains(text(c[0]), want) {
+		t.Errorf("the example full board's caption does not say %q", want)
+	}
+	if msg := find(board, hasClass("board-empty")); len(msg) != 1 || !strings.Contains(text(msg[0]), "No system is ranked on this split yet") {
+		t.Errorf("the example full board, with only reference rows, does not say that no system is ranked")
+	}
+	if f := find(board, func(n *html.Node) bool { return n.Data == "form" }); len(f) != 0 {
+		t.Errorf("the example full board has a filter form with no ranked system to filter")
+	}
+	home := read(t, out, "index.html")
+	if !strings.Contains(home, "FeatBench example v2 — full ("+want+")") || !strings.Contains(home, "FeatureBench v1.0 — lite (20 ranked systems)") {
+		t.Errorf("the home page's list of boards does not count as the boards do")
+	}
+	ds := parse(t, read(t, out, "datasets/example/v2/index.html"))
+	for split, want := range map[string]string{"full": "0 + 2 reference rows", "lite": "2 + 2 reference rows"} {
+		row := rowNode(t, ds, split, "Splits of")
+		cells := find(row, func(n *html.Node) bool { return n.Data == "td" })
+		if len(cells) < 2 || strings.Join(strings.Fields(text(cells[1])), " ") != want {
+			t.Errorf("the dataset page counts the %s split's systems as %q, want %q", split, text(cells[1]), want)
+		}
+	}
+	repos := read(t, out, "datasets/example/v2/repos/index.html")
+	if !strings.Contains(repos, "2 ranked systems, 2 reference rows on the") {
+		t.Errorf("the per-repository page does not count the lite board's systems as the board does")
+	}
+
+	// A split nobody was evaluated on.
+	root := fixtureRoot(t, map[string]string{"data/datasets/demo/v1/dataset.toml": `name = "demo"
+title = "Demo"
+version = "v1"
+release_date = 2026-02-01
+
+[[repositories]]
+name = "demo/pkg"
+
+[[splits]]
+name = "full"
+instances = ["demo__pkg-1", "demo__pkg-2"]
+
+[[splits]]
+name = "empty"
+instances = ["demo__pkg-1"]
+`})
+	if _, err := site.Build(context.Background(), fixtureOptions(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	empty := parse(t, read(t, filepath.Join(root, "public"), "leaderboard/demo/v1/empty/index.html"))
+	if msg := find(empty, hasClass("board-empty")); len(msg) != 1 || text(msg[0]) != "No system has been evaluated on this split yet." {
+		t.Errorf("an empty board does not say that no system was evaluated on it")
+	}
+	if tables := find(empty, func(n *html.Node) bool { return n.Data == "table" }); len(tables) != 0 {
+		t.Errorf("an empty board shows %d tables, want none", len(tables))
+	}
+}
+
+// hasClass matches elements whose class attribute holds c.
+func hasClass(c string) func(*html.Node) bool {
+	return func(n *html.Node) bool {
+		v, _ := attr(n, "class")
+		return n.Type == html.ElementNode && slices.Contains(strings.Fields(v), c)
 	}
 }

@@ -105,15 +105,11 @@ func (b *builder) home() templ.Component {
 	if hb := b.headline(); hb != nil && len(hb.entries) > 0 {
 		h.Board = b.m.view(hb, "board-home")
 	}
+	// Every board, with the counts its own page gives: ranked systems
+	// and reference rows apart.
 	for _, bd := range b.m.boards {
 		n := len(bd.ranked())
-		if len(bd.entries) == 0 {
-			continue
-		}
-		title := fmt.Sprintf("%s — %s (%d systems)", bd.ds.DisplayName(), bd.split, n)
-		if n == 1 {
-			title = fmt.Sprintf("%s — %s (1 system)", bd.ds.DisplayName(), bd.split)
-		}
+		title := bd.ds.DisplayName() + " — " + bd.split + " (" + templates.SystemCount(n, len(bd.entries)-n) + ")"
 		h.Boards = append(h.Boards, templates.Link{Title: title, URL: b.m.u.board(bd.ds, bd.split)})
 	}
 	h.Changes = b.changes()
@@ -173,9 +169,18 @@ func (b *builder) changes() []templates.Change {
 			names[i] = s.Name
 		}
 		sort.Strings(names)
-		title := fmt.Sprintf("%d systems added to %s %s", len(subs), k.ds.DisplayName(), k.split)
+		refs := 0
+		for _, s := range subs {
+			if s.Reference {
+				refs++
+			}
+		}
+		title := added(len(subs)-refs, refs) + " added to " + k.ds.DisplayName() + " " + k.split
 		if len(subs) == 1 {
 			title = fmt.Sprintf("%s added to %s %s", subs[0].Name, k.ds.DisplayName(), k.split)
+			if refs == 1 {
+				title = fmt.Sprintf("%s (a reference row) added to %s %s", subs[0].Name, k.ds.DisplayName(), k.split)
+			}
 		}
 		out = append(out, templates.Change{
 			Date:    k.day,
@@ -185,6 +190,24 @@ func (b *builder) changes() []templates.Change {
 		})
 	}
 	return out
+}
+
+// added counts the submissions of one day's change: systems and
+// reference rows apart, as the boards count them.
+func added(systems, refs int) string {
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + many
+	}
+	switch {
+	case refs == 0:
+		return plural(systems, "system", "systems")
+	case systems == 0:
+		return plural(refs, "reference row", "reference rows")
+	}
+	return plural(systems, "system", "systems") + " and " + plural(refs, "reference row", "reference rows")
 }
 
 func (b *builder) boardPage(bd *board) templ.Component {
@@ -325,7 +348,7 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 		bd := b.m.board(ds, sp.Name)
 		info := templates.SplitInfo{
 			Name: sp.Name, Description: sp.Description, Size: ds.SplitSize(sp.Name),
-			BoardURL: b.m.u.board(ds, sp.Name), Systems: len(bd.entries),
+			BoardURL: b.m.u.board(ds, sp.Name), Ranked: len(bd.ranked()), References: len(bd.entries) - len(bd.ranked()),
 		}
 		if ds.HasInstances() {
 			info.DownloadURL = b.m.u.download(ds, sp.Name)
@@ -428,7 +451,7 @@ func (b *builder) repoGrids(bd *board) templates.RepoSplit {
 	ds := bd.ds
 	sec := templates.RepoSplit{
 		ID: splitAnchor(bd.split), Name: bd.split, Size: ds.SplitSize(bd.split),
-		BoardURL: b.m.u.board(ds, bd.split), Entries: len(bd.entries),
+		BoardURL: b.m.u.board(ds, bd.split), Ranked: len(bd.ranked()), Refs: len(bd.entries) - len(bd.ranked()),
 	}
 	type column struct {
 		e    *entry

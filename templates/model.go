@@ -273,7 +273,8 @@ type SplitInfo struct {
 	CompareURL  string
 	ReposURL    string // its section of the per-repository page, when it has systems
 	DownloadURL string
-	Systems     int
+	Ranked      int // systems ranked on its leaderboard
+	References  int // reference rows (gold, empty) beside them
 }
 
 // InstanceRow is one line of the instance index.
@@ -322,7 +323,8 @@ type RepoSplit struct {
 	Name     string
 	Size     int // instances in the split
 	BoardURL string
-	Entries  int        // systems on the split's leaderboard
+	Ranked   int        // systems ranked on the split's leaderboard
+	Refs     int        // reference rows on it
 	Systems  []RepoCol  // the grids' columns: systems with per-repository figures
 	Grids    []RepoGrid // one repositories × systems grid per figure
 }
@@ -670,3 +672,28 @@ type NotFound struct {
 }
 
 func lower(s string) string { return strings.ToLower(s) }
+
+// SystemCount says what a board holds, as every page that counts its
+// systems says it: ranked systems, and reference rows apart (they are
+// baselines, not systems).
+func SystemCount(ranked, refs int) string {
+	var s string
+	switch ranked {
+	case 0:
+		if refs == 0 {
+			return "no system yet"
+		}
+		s = "no ranked system"
+	case 1:
+		s = "1 ranked system"
+	default:
+		s = itoa(ranked) + " ranked systems"
+	}
+	switch refs {
+	case 0:
+		return s
+	case 1:
+		return s + ", 1 reference row"
+	}
+	return s + ", " + itoa(refs) + " reference rows"
+}
