@@ -94,3 +94,53 @@ func hasClass(c string) func(*html.Node) bool {
 		return n.Type == html.ElementNode && slices.Contains(strings.Fields(v), c)
 	}
 }
+
+// TestBaselinesShownAsBaselines: the empty patch is an empty patch at both
+// levels (cmd/eval grades it "applied, ImportError" at level 1, where the
+// tests run on the base, and "not applied, EmptyPatch" at level 2); the
+// gold and empty rows carry no open or closed scaffold and weights tags;
+// an instance page that counts who resolved it says how the reference
+// rows did and that they are not counted.
+func TestBaselinesShownAsBaselines(t *testing.T) {
+	out, _ := buildShipped(t)
+	const ds = "datasets/example/v2/"
+	empty := parse(t, read(t, out, ds+"systems/empty/index.html"))
+	for _, id := range []string{"featbench__textkit.test_case.3f4c65e3.lv1", "featbench__textkit.test_case.3f4c65e3.lv2"} {
+		row := rowNode(t, empty, id, "Result on each instance of the full split")
+		cells := find(row, func(n *html.Node) bool { return n.Data == "td" })
+		if got := text(cells[2]); got != "✗ empty patch" {
+			t.Errorf("the empty patch on %s: resolved column %q, want \"✗ empty patch\"", id, got)
+		}
+		if got := text(cells[5]); !strings.HasPrefix(got, "EmptyPatch") {
+			t.Errorf("the empty patch on %s: failure modes %q, want EmptyPatch first", id, got)
+		}
+		inst := parse(t, read(t, out, ds+"instances/"+id+"/index.html"))
+		erow := rowNode(t, inst, "Empty patch reference", "Systems evaluated on this instance")
+		if got := text(find(erow, func(n *html.Node) bool { return n.Data == "td" })[2]); got != "empty patch" {
+			t.Errorf("instance %s: the empty patch's applied column is %q, want \"empty patch\" at either level", id, got)
+		}
+		var resolvedBy string
+		for _, dt := range find(inst, func(n *html.Node) bool { return n.Data == "dt" }) {
+			if text(dt) == "Resolved by" {
+				resolvedBy = strings.Join(strings.Fields(text(dt.NextSibling)), " ")
+			}
+		}
+		for _, want := range []string{"reference rows such as the gold and empty patches are not counted", "Reference rows, not counted: Gold patch (full) resolves it; Empty patch (full) does not resolve it."} {
+			if !strings.Contains(resolvedBy, want) {
+				t.Errorf("instance %s: \"Resolved by\" reads %q, want it to say %q", id, resolvedBy, want)
+			}
+		}
+	}
+	board := read(t, out, "leaderboard/example/v2/lite/index.html")
+	for _, name := range []string{"Gold patch", "Empty patch"} {
+		row := rowOf(t, board, ">"+name+"<")
+		if strings.Contains(row, "scaffold</span>") || strings.Contains(row, "weights</span>") || !strings.Contains(row, ">reference</span>") {
+			t.Errorf("the %s row carries open/closed scaffold or weights tags, or no reference tag: %s", name, row)
+		}
+	}
+	for _, slug := range []string{"gold", "empty"} {
+		if page := read(t, out, ds+"systems/"+slug+"/index.html"); strings.Contains(page, "scaffold</span>") || strings.Contains(page, "weights</span>") {
+			t.Errorf("the %s system page tags the baseline's scaffold or weights as open or closed", slug)
+		}
+	}
+}

@@ -465,6 +465,7 @@ type Outcome struct {
 	NoPrediction bool
 	Resolved     bool
 	Applied      bool
+	Empty        bool   // an empty prediction, at either level
 	F2P          string // "3 of 4"
 	P2P          string
 	Failures     string
@@ -535,6 +536,30 @@ type InstancePage struct {
 	RepoSettings string    // repo_settings as indented JSON otherwise
 }
 
+// ReferenceSummary says how the reference rows did on the instance, for
+// beside its difficulty, which does not count them; "" when none was
+// evaluated on it.
+func (p *InstancePage) ReferenceSummary() string {
+	var parts []string
+	for _, s := range p.Systems {
+		if !s.Reference {
+			continue
+		}
+		what := "does not resolve it"
+		switch {
+		case s.Resolved:
+			what = "resolves it"
+		case s.NoPrediction:
+			what = "has no prediction"
+		}
+		parts = append(parts, s.Name+" ("+s.Split+") "+what)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Reference rows, not counted: " + strings.Join(parts, "; ") + "."
+}
+
 // Setting is one key of an instance's repository settings.
 type Setting struct {
 	Key   string
@@ -551,6 +576,7 @@ type InstanceSystem struct {
 	NoPrediction bool // evaluated on the split, but no result for the instance
 	Resolved     bool
 	Applied      bool
+	Empty        bool // an empty prediction, at either level
 	Passed       string
 	Failures     string
 	Flags        []Flag // the prediction's integrity flags
