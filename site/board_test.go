@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -142,5 +143,69 @@ func TestBaselinesShownAsBaselines(t *testing.T) {
 		if page := read(t, out, ds+"systems/"+slug+"/index.html"); strings.Contains(page, "scaffold</span>") || strings.Contains(page, "weights</span>") {
 			t.Errorf("the %s system page tags the baseline's scaffold or weights as open or closed", slug)
 		}
+	}
+}
+
+// TestBoardFiguresReadAlike: each figure column gives its numbers with
+// one number of decimals (the lite board mixed "20" and "20.0"), a padded
+// published figure keeps its text in the cell's title, the board says what
+// it ranks by, and FV, RT and File % are explained in words on the page,
+// not only in tooltips.
+func TestBoardFiguresReadAlike(t *testing.T) {
+	out, _ := buildShipped(t)
+	for _, page := range []string{"leaderboard/featurebench/v1.0/lite/index.html", "leaderboard/featurebench/v1.0/full/index.html", "leaderboard/featurebench/v1.0/fast/index.html", "leaderboard/example/v2/lite/index.html", "index.html"} {
+		doc := parse(t, read(t, out, page))
+		table := find(doc, hasClass("board"))[0]
+		var keys []string
+		for _, th := range find(table, func(n *html.Node) bool { return n.Data == "th" && n.Parent.Parent.Data == "thead" }) {
+			k, _ := attr(th, "data-key")
+			keys = append(keys, k)
+		}
+		decimals := map[string]map[int]bool{}
+		for _, tr := range find(table, func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" }) {
+			cells := find(tr, func(n *html.Node) bool { return (n.Data == "td" || n.Data == "th") && n.Parent == tr })
+			if len(cells) != len(keys) {
+				continue // the reference rows' heading
+			}
+			for i, c := range cells {
+				switch keys[i] {
+				case "resolved", "passed", "l1", "l1passed", "l2", "l2passed", "fv", "rt", "file":
+				default:
+					continue
+				}
+				f := strings.Fields(text(c))
+				if len(f) == 0 || f[0] == "—" {
+					continue
+				}
+				d := 0
+				if i := strings.IndexByte(f[0], '.'); i >= 0 {
+					d = len(f[0]) - i - 1
+				}
+				if decimals[keys[i]] == nil {
+					decimals[keys[i]] = map[int]bool{}
+				}
+				decimals[keys[i]][d] = true
+			}
+		}
+		for k, ds := range decimals {
+			if len(ds) != 1 {
+				t.Errorf("%s: column %s shows its figures with %v decimals, want one number of decimals", page, k, slices.Sorted(maps.Keys(ds)))
+			}
+		}
+		note := find(doc, hasClass("rank-note"))
+		if len(note) == 0 || !strings.HasPrefix(strings.TrimSpace(text(note[0])), "Ranked by %") {
+			t.Errorf("%s does not say what it ranks by", page)
+		}
+		legend := find(doc, hasClass("col-legend"))
+		abbreviated := slices.Contains(keys, "l1") || slices.Contains(keys, "fv")
+		if abbreviated && len(legend) == 0 {
+			t.Errorf("%s explains its abbreviated columns only in tooltips", page)
+		} else if strings.Contains(page, "example") && !strings.Contains(text(legend[0]), "feature validation") {
+			t.Errorf("%s: the column legend does not explain FV %%: %q", page, text(legend[0]))
+		}
+	}
+	row := rowOf(t, read(t, out, "leaderboard/featurebench/v1.0/lite/index.html"), ">OpenHands + Claude Opus 4.6<")
+	if !strings.Contains(row, `<span title="as published: 20">20.0</span>`) {
+		t.Errorf("the padded figure 20.0 does not keep the published 20 in its title: %s", row)
 	}
 }

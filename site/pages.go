@@ -2,7 +2,9 @@ package site
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -622,7 +624,31 @@ func (b *builder) repoStats(ds *bench.Dataset) templates.RepoStatsTable {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	for _, col := range []func(*templates.RepoStatsRow) *templates.Cell{
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.Lines },
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.Files },
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.Functions },
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.TestPoints },
+	} {
+		cells := make([]*templates.Cell, len(t.Rows))
+		for i := range t.Rows {
+			cells[i] = col(&t.Rows[i])
+		}
+		alignDecimals(cells...)
+	}
 	return t
+}
+
+// alignScores gives a per-repository table's % passed and % resolved one
+// number of decimals each.
+func alignScores(rows []templates.RepoScoreRow) {
+	passed := make([]*templates.Cell, len(rows))
+	resolved := make([]*templates.Cell, len(rows))
+	for i := range rows {
+		passed[i], resolved[i] = &rows[i].Passed, &rows[i].Resolved
+	}
+	alignDecimals(passed...)
+	alignDecimals(resolved...)
 }
 
 // repoScores is a system's per-repository table on its board, or nil when
@@ -658,12 +684,9 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 				TokensIn: figureCell(sc.TokensIn), TokensOut: figureCell(sc.TokensOut),
 			})
 		}
-		for src := range sources {
-			if t.Source != "" {
-				t.Source += "; "
-			}
-			t.Source += src
-		}
+		// In a stable order: the page's key hashes it.
+		t.Source = strings.Join(slices.Sorted(maps.Keys(sources)), "; ")
+		alignScores(t.Rows)
 		return t
 	}
 	byRepo := map[string][]*bench.Instance{}

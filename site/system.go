@@ -81,6 +81,24 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 			s.Outcomes = append(s.Outcomes, b.outcomes(ds, e.sub))
 		}
 	}
+	// One number of decimals a column, over the splits.
+	for _, col := range []func(*templates.SystemSplit) *templates.Cell{
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.Resolved },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.Passed },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L1Resolved },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L1Passed },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L2Resolved },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L2Passed },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.FV },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.RT },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.File },
+	} {
+		cells := make([]*templates.Cell, len(s.Splits))
+		for i := range s.Splits {
+			cells[i] = col(&s.Splits[i])
+		}
+		alignDecimals(cells...)
+	}
 	s.Flags = flagCounts(subs)
 	for _, c := range metrics.FailureModes(results...) {
 		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})

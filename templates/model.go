@@ -61,6 +61,9 @@ type Cell struct {
 	Sort    float64
 	Missing bool
 	Note    string
+	// Published is the figure as its source printed it: Text may give it
+	// to its column's decimals instead ("20" shown as "20.0").
+	Published string
 }
 
 // String is the cell as shown: its text, or "—" when missing.
