@@ -3,6 +3,7 @@ package site_test
 import (
 	"context"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -207,5 +208,51 @@ func TestBoardFiguresReadAlike(t *testing.T) {
 	row := rowOf(t, read(t, out, "leaderboard/featurebench/v1.0/lite/index.html"), ">OpenHands + Claude Opus 4.6<")
 	if !strings.Contains(row, `<span title="as published: 20">20.0</span>`) {
 		t.Errorf("the padded figure 20.0 does not keep the published 20 in its title: %s", row)
+	}
+}
+
+// TestBoardShowsIntegrityFlags: a ranked system whose predictions copy the
+// gold patch is marked on the board, not only on its own page (bench
+// refuses one that is mostly gold copies unless it is a reference row, but
+// fewer pass), and the board says what the marks mean; the gold reference
+// row, gold-identical by design, carries no mark.
+func TestBoardShowsIntegrityFlags(t *testing.T) {
+	out, _ := buildShipped(t)
+	page := read(t, out, "leaderboard/example/v2/lite/index.html")
+	row := rowOf(t, page, ">Tiny Agent + Example-LM-7B<")
+	if !strings.Contains(row, `href="/featbench/datasets/example/v2/systems/tiny-agent/#flags"`) || !strings.Contains(row, ">gold-identical 3/5</a>") {
+		t.Errorf("the tiny agent's row, 3 of whose 5 predictions are gold-identical, does not say so with a link to its flags: %s", row)
+	}
+	if gold := rowOf(t, page, ">Gold patch<"); strings.Contains(gold, "gold-identical") {
+		t.Errorf("the gold reference row carries a gold-identical mark: %s", gold)
+	}
+	doc := parse(t, page)
+	if n := find(doc, hasClass("flag-note")); len(n) != 1 || !strings.Contains(text(n[0]), "refused unless it is marked as a reference row") {
+		t.Errorf("the board does not explain its integrity marks")
+	}
+	sys := read(t, out, "datasets/example/v2/systems/tiny-agent/index.html")
+	if !strings.Contains(sys, `id="flags"`) {
+		t.Errorf("the tiny agent's page has no #flags section for the board to link to")
+	}
+	if fb := read(t, out, "leaderboard/featurebench/v1.0/lite/index.html"); strings.Contains(fb, "flag-note") {
+		t.Errorf("a board without flagged results explains flags")
+	}
+}
+
+// TestGoldRunUnderANormalSlugIsRefused: the gold patches submitted as a
+// ranked system (every prediction gold-identical) are not ranked first:
+// loading data/ refuses them, naming the reference key, and no site is
+// built.
+func TestGoldRunUnderANormalSlugIsRefused(t *testing.T) {
+	root := fixtureRoot(t, map[string]string{
+		"data/submissions/demo/v1/full/20260301_agent-a/results.jsonl": `{"instance_id":"demo__pkg-1","resolved":true,"patch_applied":true,"f2p_passed":["tests/test_a.py::test_new"],"f2p_failed":[],"p2p_passed":["tests/test_b.py::test_old"],"p2p_failed":[],"files_changed":1,"flags":["gold-identical"]}` + "\n" +
+			`{"instance_id":"demo__pkg-2","resolved":true,"patch_applied":true,"f2p_passed":["tests/test_a.py::test_new"],"f2p_failed":[],"p2p_passed":["tests/test_b.py::test_old"],"p2p_failed":[],"files_changed":1,"flags":["gold-identical"]}` + "\n",
+	})
+	_, err := site.Build(context.Background(), fixtureOptions(t, root))
+	if err == nil || !strings.Contains(err.Error(), "set reference = true") {
+		t.Fatalf("building with a ranked run of gold patches: %v; want it refused, naming reference = true", err)
+	}
+	if _, serr := os.Stat(filepath.Join(root, "public")); serr == nil {
+		t.Errorf("a site was written although the data were refused")
 	}
 }

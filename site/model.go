@@ -325,6 +325,9 @@ func (m *model) row(e *entry) templates.Row {
 		}
 		return r
 	}
+	if !s.Reference {
+		r.Flagged = flagCounts([]*bench.Submission{s})
+	}
 	sc := e.score
 	r.Resolved = pctCell(sc.ResolvedRate(), 1)
 	lo, hi := sc.Interval()
@@ -404,6 +407,7 @@ func (m *model) view(b *board, id string) *templates.Board {
 			!r.L1Passed.Missing || !r.L2Passed.Missing
 		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing
 		v.HasCost = v.HasCost || !r.Cost.Missing
+		v.Flagged = v.Flagged || len(r.Flagged) > 0
 		if e.sub.PerInstance() {
 			v.HasCI = true
 			v.HasEval = true

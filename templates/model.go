@@ -122,7 +122,8 @@ type Board struct {
 	// rank (Row.RankLo, RankHi), from Resamples resamples of instances.
 	RankRanges bool
 	Resamples  int
-	Reported   int // ranked systems with only reported aggregates: no ranges
+	Reported   int  // ranked systems with only reported aggregates: no ranges
+	Flagged    bool // a ranked row carries integrity flags
 	Tags       []string
 	Rows       []Row // ranked systems, best first
 	References []Row // reference rows (gold, empty): shown apart, not ranked
@@ -182,10 +183,13 @@ type Row struct {
 	Checked       bool
 	Attempts      int
 	Tags          []string
-	Reported      bool
-	Source        string
-	SiteURL       string
-	ReportURL     string
+	// Flagged counts the results carrying each integrity flag, for a
+	// ranked row: a board shows them beside the name.
+	Flagged   []FlagCount
+	Reported  bool
+	Source    string
+	SiteURL   string
+	ReportURL string
 }
 
 // DatasetIndex lists every dataset version.
