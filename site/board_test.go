@@ -256,3 +256,26 @@ func TestGoldRunUnderANormalSlugIsRefused(t *testing.T) {
 		t.Errorf("a site was written although the data were refused")
 	}
 }
+
+// TestDatasetsIndexHasDownloads: the home page's "Datasets — JSONL
+// downloads" badge opens the datasets index, which links every split's
+// JSONL where the instances are published, and says so where not.
+func TestDatasetsIndexHasDownloads(t *testing.T) {
+	out, _ := buildShipped(t)
+	page := read(t, out, "datasets/index.html")
+	for _, want := range []string{
+		`href="/featbench/datasets/example/v2/full.jsonl" download>full.jsonl</a>`,
+		`href="/featbench/datasets/example/v2/lite.jsonl" download>lite.jsonl</a>`,
+		`href="/featbench/datasets/example/v3/lite.jsonl" download>lite.jsonl</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the datasets index lacks %s", want)
+		}
+		if _, err := os.Stat(filepath.Join(out, strings.TrimPrefix(strings.Split(want, `"`)[1], "/featbench/"))); err != nil {
+			t.Errorf("the download %s is not in the site: %v", want, err)
+		}
+	}
+	if !strings.Contains(rowOf(t, page, ">FeatureBench v1.0<"), "the instances are not published here") {
+		t.Errorf("the datasets index does not say that FeatureBench's instances are not published here")
+	}
+}

@@ -238,6 +238,9 @@ func (b *builder) datasetIndex() templ.Component {
 		for _, sp := range ds.Splits {
 			s.Splits = append(s.Splits, templates.Link{Title: sp.Name, URL: b.m.u.board(ds, sp.Name)})
 			sizes = append(sizes, fmt.Sprintf("%s %d", sp.Name, ds.SplitSize(sp.Name)))
+			if ds.HasInstances() {
+				s.Downloads = append(s.Downloads, templates.Link{Title: sp.Name + ".jsonl", URL: b.m.u.download(ds, sp.Name)})
+			}
 		}
 		s.Instances = strings.Join(sizes, ", ")
 		d.Datasets = append(d.Datasets, s)

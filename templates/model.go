@@ -207,6 +207,7 @@ type DatasetSummary struct {
 	Instances   string
 	Repos       int
 	Splits      []Link
+	Downloads   []Link // each split's instances as JSONL; none when only described
 	Description string
 }
 
