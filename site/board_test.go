@@ -279,3 +279,35 @@ func TestDatasetsIndexHasDownloads(t *testing.T) {
 		t.Errorf("the datasets index does not say that FeatureBench's instances are not published here")
 	}
 }
+
+// TestRepoTablesWithoutCountsSayWhy: FeatureBench publishes figures, not
+// instances, so its per-repository tables cannot count instances: they
+// leave the column out and say why, instead of "—" in every row; the
+// example, whose instances are here, keeps its counts.
+func TestRepoTablesWithoutCountsSayWhy(t *testing.T) {
+	out, _ := buildShipped(t)
+	for _, page := range []string{"datasets/featurebench/v1.0/repos/index.html", "datasets/featurebench/v1.0/systems/codex_gpt-5.1-codex/index.html"} {
+		doc := parse(t, read(t, out, page))
+		tables := find(doc, func(n *html.Node) bool {
+			return n.Data == "table" && len(find(n, func(c *html.Node) bool { return c.Data == "th" && text(c) == "pytorch-lightning" })) > 0
+		})
+		if len(tables) == 0 {
+			t.Fatalf("%s has no per-repository table", page)
+		}
+		for _, tb := range tables {
+			caption := text(find(tb, func(n *html.Node) bool { return n.Data == "caption" })[0])
+			for _, th := range find(tb, func(n *html.Node) bool { return n.Data == "th" && n.Parent.Parent.Data == "thead" }) {
+				if text(th) == "Instances" {
+					t.Errorf("%s: the table %q has an Instances column, with no count to show", page, caption)
+				}
+			}
+			if !strings.Contains(caption, "how many instances each repository has is not known here") {
+				t.Errorf("%s: the table %q does not say why it has no instance counts", page, caption)
+			}
+		}
+	}
+	row := rowNode(t, parse(t, read(t, out, "datasets/example/v2/repos/index.html")), "featbench/textkit", "Per-repository averages")
+	if cells := find(row, func(n *html.Node) bool { return n.Data == "td" }); len(cells) == 0 || text(cells[0]) != "28" {
+		t.Errorf("the example's gold statistics lost their instance count")
+	}
+}

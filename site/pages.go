@@ -457,6 +457,7 @@ func (b *builder) repoGrids(bd *board) templates.RepoSplit {
 	sec := templates.RepoSplit{
 		ID: splitAnchor(bd.split), Name: bd.split, Size: ds.SplitSize(bd.split),
 		BoardURL: b.m.u.board(ds, bd.split), Ranked: len(bd.ranked()), Refs: len(bd.entries) - len(bd.ranked()),
+		Counted: ds.HasInstances(),
 	}
 	type column struct {
 		e    *entry
@@ -597,6 +598,7 @@ func (b *builder) repoStats(ds *bench.Dataset) templates.RepoStatsTable {
 		row := templates.RepoStatsRow{Repo: repo.Name, License: repo.License}
 		if ins := byRepo[repo.Name]; len(ins) > 0 {
 			t.Source = "computed from the instances"
+			t.Counted = true
 			// A mean over the instances that publish the figure.
 			mean := func(get func(*bench.Instance) *int) templates.Cell {
 				sum, n := 0, 0
@@ -671,6 +673,11 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 	if qualified {
 		t.ID = "repos-" + s.Split + ":" + s.Slug
 	}
+	count := map[string]int{}
+	for _, in := range ds.SplitInstances(s.Split) {
+		count[in.Repo]++
+	}
+	t.Counted = ds.HasInstances()
 	if rep := s.Reported; rep != nil {
 		if len(rep.Repos) == 0 {
 			return nil
@@ -683,7 +690,7 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 			}
 			sources[sc.Source] = true
 			t.Rows = append(t.Rows, templates.RepoScoreRow{
-				Repo: repo.Name, Passed: figureCell(sc.Passed), Resolved: figureCell(sc.Resolved),
+				Repo: repo.Name, Instances: count[repo.Name], Passed: figureCell(sc.Passed), Resolved: figureCell(sc.Resolved),
 				TokensIn: figureCell(sc.TokensIn), TokensOut: figureCell(sc.TokensOut),
 			})
 		}

@@ -329,7 +329,8 @@ type InstanceSolved struct {
 type RepoSplit struct {
 	ID       string // HTML id of the section, the fragment other pages link to
 	Name     string
-	Size     int // instances in the split
+	Size     int  // instances in the split
+	Counted  bool // its instances per repository are known
 	BoardURL string
 	Ranked   int        // systems ranked on the split's leaderboard
 	Refs     int        // reference rows on it
@@ -364,6 +365,9 @@ type RepoGridRow struct {
 type RepoStatsTable struct {
 	Source string
 	Rows   []RepoStatsRow
+	// Counted: the instance counts per repository are known (the
+	// instances are here); without them the column is left out.
+	Counted bool
 }
 
 // RepoStatsRow is one repository's gold statistics.
@@ -379,12 +383,13 @@ type RepoStatsRow struct {
 
 // RepoSystemTable is one system's per-repository results (paper Tables 15–21).
 type RepoSystemTable struct {
-	ID     string
-	Name   string
-	Split  string
-	URL    string
-	Source string
-	Rows   []RepoScoreRow
+	ID      string
+	Name    string
+	Split   string
+	URL     string
+	Source  string
+	Rows    []RepoScoreRow
+	Counted bool // the rows give their instance counts
 }
 
 // RepoScoreRow is one system on one repository.
