@@ -214,3 +214,49 @@ func FuzzDiff(f *testing.F) {
 		checkDiffHTML(t, "input", patch, m.Diff(patch))
 	})
 }
+
+// A hunk that starts inside a docstring reads its first lines as the
+// docstring they are, and the code after the closing quotes as code (they
+// were read as code, and all after the quotes as a string); one that
+// opens a docstring it does not close reads as before.
+func TestDiffHunkInsideDocstring(t *testing.T) {
+	m := New()
+	inside := "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -10,6 +10,8 @@ def area(r):\n" +
+		"     Parameters\n" +
+		"     ----------\n" +
+		"     r : float, don't pass a <str>\n" +
+		"     \"\"\"\n" +
+		"+    if r < 0:\n" +
+		"+        raise ValueError(\"negative\")\n" +
+		"     return 3.14 * r * r\n"
+	got := m.Diff(inside)
+	checkDiffHTML(t, "inside a docstring", inside, got)
+	for _, want := range []string{
+		`<span class="s2">    Parameters</span>`,
+		`<span class="s2">    r : float, don&#39;t pass a &lt;str&gt;</span>`,
+		`<span class="s2">    &#34;&#34;&#34;</span>`,
+		`<span class="gi">+    <span class="k">if</span> r <span class="o">&lt;</span> <span class="mi">0</span>:</span>`,
+		`     <span class="k">return</span> <span class="mf">3.14</span>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("a hunk starting inside a docstring lacks %q:\n%s", want, got)
+		}
+	}
+	for _, c := range []struct{ name, text, want string }{
+		{"closing after prose", "    the value.\"\"\"\n    return x\n", `"""`},
+		{"closing alone after prose", "    Returns\n    -------\n    \"\"\"\n", `"""`},
+		{"closing single quotes", "    a note\n    '''\n    x = 1\n", `'''`},
+		{"closing before a call", "    {name}\n\"\"\".format(name=n)\n", `"""`},
+		{"opening after a header", "def f():\n    \"\"\"\n    Doc.\n", ""},
+		{"opening with text", "    \"\"\"Doc starts.\n    more\n", ""},
+		{"opening after =", "    x = r\"\"\"\n    text\n", ""},
+		{"opening after (", "    print(\"\"\"\n    text\n", ""},
+		{"opening after return", "    return \"\"\"\n", ""},
+		{"balanced", "    \"\"\"Doc.\"\"\"\n    x = 1\n", ""},
+		{"alone at the start", "    \"\"\"\n    x = 1\n", ""},
+	} {
+		if got := pyOpenQuote(c.text); got != c.want {
+			t.Errorf("%s: pyOpenQuote = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -178,6 +178,11 @@ func (h *highlighter) patchTokens(lexer chroma.Lexer, text string, budget *highl
 	if lexer != h.python || h.fast == nil || !budget.words(text) {
 		return nil, false
 	}
+	if q := pyOpenQuote(text); q != "" {
+		// The hunk starts inside a docstring: tokenised with its opening
+		// quotes put back, which are then dropped.
+		return dropPrefix(pyPatch(h.fast, q+text), len(q)), true
+	}
 	return pyPatch(h.fast, text), true
 }
 
