@@ -321,5 +321,5 @@ func isWordByte(c byte) bool {
 // plainStatement shows a statement as the text it is, with why.
 func plainStatement(src, why string) string {
 	return `<p class="footnote statement-note">Shown as plain text: ` + html.EscapeString(why) + ".</p>\n" +
-		`<pre class="statement-plain">` + html.EscapeString(src) + "</pre>\n"
+		`<pre class="statement-plain" tabindex="0">` + html.EscapeString(src) + "</pre>\n"
 }

@@ -345,7 +345,7 @@ func TestMarkdownBeyondBoundsIsPlainText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `<p class="footnote statement-note">Shown as plain text: blockquotes and lists nest 5000 deep on line 1; the site renders markdown up to 32 levels.</p>` + "\n" +
-		`<pre class="statement-plain">` + strings.Repeat("&gt;", 5000) + " &lt;script&gt;alert(1)&lt;/script&gt; &amp; more</pre>\n"
+		`<pre class="statement-plain" tabindex="0">` + strings.Repeat("&gt;", 5000) + " &lt;script&gt;alert(1)&lt;/script&gt; &amp; more</pre>\n"
 	if out != want {
 		t.Errorf("got\n%q\nwant\n%q", out, want)
 	}
