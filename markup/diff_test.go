@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A line that is exactly "--- " or "+++ ", or a removed "-- x" or added
@@ -108,7 +107,8 @@ func TestDiffHighlighting(t *testing.T) {
 }
 
 // A patch spends at most the highlighting budget: a huge one is marked
-// line by line, unhighlighted beyond it, and renders in reasonable time.
+// line by line, unhighlighted beyond it (the budget counts words, so the
+// check needs no clock).
 func TestDiffHighlightBudget(t *testing.T) {
 	m := New()
 	var b strings.Builder
@@ -116,11 +116,7 @@ func TestDiffHighlightBudget(t *testing.T) {
 	for i := range 100000 {
 		fmt.Fprintf(&b, "+x%d = y%d\n", i, i)
 	}
-	start := time.Now()
 	got := m.Diff(b.String())
-	if took := time.Since(start); took > renderBudget {
-		t.Errorf("a patch of %d bytes took %v", b.Len(), took)
-	}
 	checkDiffHTML(t, "huge", b.String(), got)
 	if strings.Contains(got, `<span class="o">`) {
 		t.Errorf("a patch over the budget was highlighted")

@@ -19,6 +19,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	goldhtml "github.com/yuin/goldmark/renderer/html"
 	gmtext "github.com/yuin/goldmark/text"
@@ -40,7 +41,7 @@ func New() *Renderer {
 	return &Renderer{
 		hl: hl,
 		md: goldmark.New(
-			goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+			goldmark.WithParser(newParser(parserParts())),
 			// No html.WithUnsafe(): javascript: links are dropped, and raw
 			// HTML is shown as the text it is (rawHTMLAsText).
 			goldmark.WithRendererOptions(renderer.WithNodeRenderers(
@@ -48,9 +49,29 @@ func New() *Renderer {
 				util.Prioritized(rawHTMLAsText{}, 100),
 				util.Prioritized(hl.codeBlocks(), 100),
 				util.Prioritized(statementNodes{}, 100),
+				// The extensions' renderers, as their Extend adds them.
+				util.Prioritized(extension.NewTableHTMLRenderer(), 500),
+				util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500),
 			)),
 		),
 	}
+}
+
+// parserParts are a statement parser's parts: goldmark's defaults and
+// what the table and strikethrough extensions add, at their priorities
+// (goldmark.WithExtensions would add the same). They are listed here so
+// that TestMarkdownBoundsHold can wrap each to count goldmark's work.
+func parserParts() (blocks, inlines, paragraphs, asts []util.PrioritizedValue) {
+	blocks = parser.DefaultBlockParsers()
+	inlines = append(parser.DefaultInlineParsers(), util.Prioritized(extension.NewStrikethroughParser(), 500))
+	paragraphs = append(parser.DefaultParagraphTransformers(), util.Prioritized(extension.NewTableParagraphTransformer(), 200))
+	asts = []util.PrioritizedValue{util.Prioritized(extension.NewTableASTTransformer(), 0)}
+	return blocks, inlines, paragraphs, asts
+}
+
+func newParser(blocks, inlines, paragraphs, asts []util.PrioritizedValue) parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(blocks...), parser.WithInlineParsers(inlines...),
+		parser.WithParagraphTransformers(paragraphs...), parser.WithASTTransformers(asts...))
 }
 
 // Markdown renders markdown to safe HTML; markdown beyond what goldmark
@@ -313,7 +334,7 @@ func (p *lexerPatterns) match(base string) chroma.Lexer {
 		if !strings.HasPrefix(base, g.prefix) {
 			continue
 		}
-		if ok, _ := filepath.Match(g.glob, base); ok {
+		if ok, _ := matchGlob(g.glob, base); ok {
 			consider([]chroma.Lexer{g.lexer})
 		}
 	}
@@ -326,6 +347,9 @@ func lexerPriority(l chroma.Lexer) float32 {
 	}
 	return 1
 }
+
+// matchGlob is filepath.Match, which TestLexerForLanguage counts.
+var matchGlob = filepath.Match
 
 // maxLanguage is the longest language name or file name looked up.
 const maxLanguage = 128

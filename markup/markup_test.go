@@ -1,9 +1,9 @@
 package markup
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -135,13 +135,25 @@ func TestLexerForLanguage(t *testing.T) {
 			t.Errorf("file %q: got %v, want chroma's %v", path, lexerName(got), lexerName(want))
 		}
 	}
-	// A long language name is no lexer's, found at once.
-	start := time.Now()
-	if l := x.forLanguage(strings.Repeat("a~", 500000)); l != nil {
+	// A long language name is no lexer's, found at once: counted, not
+	// timed (a 10 ms limit failed on a busy machine). Its lookup matches
+	// no pattern and copies nothing (no lower-cased copy of 1 MB); a name
+	// at the length limit matches each pattern beyond the exact names and
+	// extensions at most once.
+	globs := 0
+	defer func(m func(string, string) (bool, error)) { matchGlob = m }(matchGlob)
+	matchGlob = func(p, n string) (bool, error) { globs++; return filepath.Match(p, n) }
+	long := strings.Repeat("a~", 500000)
+	if l := x.forLanguage(long); l != nil {
 		t.Errorf("a 1 MB language name found %s", lexerName(l))
 	}
-	if took := time.Since(start); took > 10*time.Millisecond {
-		t.Errorf("looking up a 1 MB language name took %v", took)
+	if allocs := testing.AllocsPerRun(3, func() { x.forLanguage(long) }); allocs != 0 || globs != 0 {
+		t.Errorf("looking up a 1 MB language name matched %d patterns and allocated %v times, want neither", globs, allocs)
+	}
+	globs = 0
+	x.forLanguage(strings.Repeat("a", maxLanguage-len("filename.")))
+	if most := 2 * (len(x.files.other) + len(x.aliasFiles.other)); globs > most {
+		t.Errorf("looking up a name at the length limit matched %d patterns, want at most %d", globs, most)
 	}
 }
 
