@@ -19,6 +19,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	goldhtml "github.com/yuin/goldmark/renderer/html"
 	gmtext "github.com/yuin/goldmark/text"
@@ -40,7 +41,7 @@ func New() *Renderer {
 	return &Renderer{
 		hl: hl,
 		md: goldmark.New(
-			goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+			goldmark.WithParser(newParser(parserParts())),
 			// No html.WithUnsafe(): javascript: links are dropped, and raw
 			// HTML is shown as the text it is (rawHTMLAsText).
 			goldmark.WithRendererOptions(renderer.WithNodeRenderers(
@@ -48,9 +49,29 @@ func New() *Renderer {
 				util.Prioritized(rawHTMLAsText{}, 100),
 				util.Prioritized(hl.codeBlocks(), 100),
 				util.Prioritized(statementNodes{}, 100),
+				// The extensions' renderers, as their Extend adds them.
+				util.Prioritized(extension.NewTableHTMLRenderer(), 500),
+				util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500),
 			)),
 		),
 	}
+}
+
+// parserParts are a statement parser's parts: goldmark's defaults and
+// what the table and strikethrough extensions add, at their priorities
+// (goldmark.WithExtensions would add the same). They are listed here so
+// that TestMarkdownBoundsHold can wrap each to count goldmark's work.
+func parserParts() (blocks, inlines, paragraphs, asts []util.PrioritizedValue) {
+	blocks = parser.DefaultBlockParsers()
+	inlines = append(parser.DefaultInlineParsers(), util.Prioritized(extension.NewStrikethroughParser(), 500))
+	paragraphs = append(parser.DefaultParagraphTransformers(), util.Prioritized(extension.NewTableParagraphTransformer(), 200))
+	asts = []util.PrioritizedValue{util.Prioritized(extension.NewTableASTTransformer(), 0)}
+	return blocks, inlines, paragraphs, asts
+}
+
+func newParser(blocks, inlines, paragraphs, asts []util.PrioritizedValue) parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(blocks...), parser.WithInlineParsers(inlines...),
+		parser.WithParagraphTransformers(paragraphs...), parser.WithASTTransformers(asts...))
 }
 
 // Markdown renders markdown to safe HTML; markdown beyond what goldmark
@@ -177,6 +198,11 @@ func (h *highlighter) chromaTokens(lexer chroma.Lexer, code string, budget *high
 func (h *highlighter) patchTokens(lexer chroma.Lexer, text string, budget *highlightBudget) ([]chroma.Token, bool) {
 	if lexer != h.python || h.fast == nil || !budget.words(text) {
 		return nil, false
+	}
+	if q := pyOpenQuote(text); q != "" {
+		// The hunk starts inside a docstring: tokenised with its opening
+		// quotes put back, which are then dropped.
+		return dropPrefix(pyPatch(h.fast, q+text), len(q)), true
 	}
 	return pyPatch(h.fast, text), true
 }
@@ -308,7 +334,7 @@ func (p *lexerPatterns) match(base string) chroma.Lexer {
 		if !strings.HasPrefix(base, g.prefix) {
 			continue
 		}
-		if ok, _ := filepath.Match(g.glob, base); ok {
+		if ok, _ := matchGlob(g.glob, base); ok {
 			consider([]chroma.Lexer{g.lexer})
 		}
 	}
@@ -321,6 +347,9 @@ func lexerPriority(l chroma.Lexer) float32 {
 	}
 	return 1
 }
+
+// matchGlob is filepath.Match, which TestLexerForLanguage counts.
+var matchGlob = filepath.Match
 
 // maxLanguage is the longest language name or file name looked up.
 const maxLanguage = 128
@@ -411,7 +440,12 @@ type chromaHTML struct {
 
 const chromaLineStart, chromaLineEnd = `<span class="line"><span class="cl">`, "</span></span>"
 
-func (c *chromaHTML) start() { c.b = append(c.b, `<pre class="chroma"><code>`...) }
+// codeOpen opens a statement's code block: a pre that scrolls sideways
+// takes the keyboard's focus, so that it can be scrolled without a mouse
+// (WCAG 2.1.1; axe's scrollable-region-focusable).
+const codeOpen = `<pre class="chroma" tabindex="0"><code>`
+
+func (c *chromaHTML) start() { c.b = append(c.b, codeOpen...) }
 
 func (c *chromaHTML) token(t chroma.TokenType, v string) {
 	class := c.h.class(t)
@@ -523,7 +557,7 @@ func blockText(source []byte, lines *gmtext.Segments) string {
 
 // writePlainCode writes code unhighlighted, marked with its language.
 func writePlainCode(w util.BufWriter, language, code []byte) {
-	_, _ = w.WriteString("<pre><code")
+	_, _ = w.WriteString(`<pre tabindex="0"><code`)
 	if language != nil {
 		_, _ = w.WriteString(` class="language-`)
 		goldhtml.DefaultWriter.Write(w, language)
@@ -560,17 +594,82 @@ type statementNodes struct{}
 func (statementNodes) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindHeading, renderHeading)
 	reg.Register(ast.KindImage, renderImage)
+	reg.Register(ast.KindCodeBlock, renderIndentedCode)
 }
 
-// headingLevel is where a statement's heading of level l sits on the
-// page: h1 becomes h3, h2 h4, and so on down to h6.
-func headingLevel(l int) int {
-	return min(max(l, 1)+2, 6)
+// renderIndentedCode writes an indented code block as goldmark does, in a
+// pre that takes the focus as fenced ones do.
+func renderIndentedCode(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString(`<pre tabindex="0"><code>`)
+	lines := node.Lines()
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		goldhtml.DefaultWriter.RawWrite(w, seg.Value(source))
+	}
+	_, _ = w.WriteString("</code></pre>\n")
+	return ast.WalkContinue, nil
+}
+
+// levelsKey names a statement's heading levels (headingLevels) among its
+// document's attributes.
+const levelsKey = "featbench-heading-levels"
+
+// headingLevels is where each of a statement's headings sits on the page:
+// its shallowest level becomes h3, below the page's "Problem statement"
+// (an h2), the others as far below it as they are, but never more than
+// one level below the heading before (a statement that starts at "####"
+// or skips from "##" to "####" would break the page's outline), down to
+// h6.
+func headingLevels(doc ast.Node) map[*ast.Heading]int {
+	var hs []*ast.Heading
+	var walk func(ast.Node)
+	walk = func(n ast.Node) {
+		// Headings are blocks: only containers of blocks are walked.
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Heading:
+				hs = append(hs, c)
+			case *ast.Blockquote, *ast.List, *ast.ListItem:
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	top := 6
+	for _, h := range hs {
+		top = min(top, max(h.Level, 1))
+	}
+	out := make(map[*ast.Heading]int, len(hs))
+	prev := 2
+	for _, h := range hs {
+		l := min(max(h.Level, 1)-top+3, prev+1, 6)
+		out[h], prev = l, l
+	}
+	return out
+}
+
+// headingLevel is where heading n sits on the page (headingLevels), kept
+// on its document for the other headings.
+func headingLevel(n *ast.Heading) int {
+	doc := n.OwnerDocument()
+	if doc == nil {
+		return min(max(n.Level, 1)+2, 6)
+	}
+	v, ok := doc.AttributeString(levelsKey)
+	levels, _ := v.(map[*ast.Heading]int)
+	if !ok || levels == nil {
+		levels = headingLevels(doc)
+		doc.SetAttributeString(levelsKey, levels)
+	}
+	return levels[n]
 }
 
 func renderHeading(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	n := node.(*ast.Heading)
-	level := byte('0' + headingLevel(n.Level))
+	level := byte('0' + headingLevel(n))
 	if !entering {
 		_, _ = w.WriteString("</h")
 		_ = w.WriteByte(level)
@@ -677,7 +776,7 @@ func (rawHTMLAsText) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 			return ast.WalkContinue, nil
 		}
 		b := n.(*ast.HTMLBlock)
-		_, _ = w.WriteString(`<pre class="raw-html"><code>`)
+		_, _ = w.WriteString(`<pre class="raw-html" tabindex="0"><code>`)
 		lines := b.Lines()
 		for i := range lines.Len() {
 			seg := lines.At(i)

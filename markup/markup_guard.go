@@ -18,9 +18,11 @@ import (
 // bound as plain text. The products are summed over the statement: the
 // bounds are on its total time. They are far above any real statement
 // (FeatureBench's reach 123 KB, with a few code blocks, headings, lists
-// and tables), and the worst shape under each takes goldmark a third of a
-// second or less here, a statement of all of them at once about a second
-// (TestMarkdownBoundsHold).
+// and tables). TestMarkdownBoundsHold counts goldmark's work on the worst
+// shape under each and on a statement of all of them at once, and checks
+// it against the limits below; BenchmarkMarkdownBounds times it: the
+// worst shape under each bound takes goldmark a third of a second or
+// less on the project machine, all of them at once about a second.
 const (
 	// maxNesting is the containers (block quotes, list items) one line
 	// opens or continues.
@@ -321,5 +323,5 @@ func isWordByte(c byte) bool {
 // plainStatement shows a statement as the text it is, with why.
 func plainStatement(src, why string) string {
 	return `<p class="footnote statement-note">Shown as plain text: ` + html.EscapeString(why) + ".</p>\n" +
-		`<pre class="statement-plain">` + html.EscapeString(src) + "</pre>\n"
+		`<pre class="statement-plain" tabindex="0">` + html.EscapeString(src) + "</pre>\n"
 }

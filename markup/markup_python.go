@@ -216,3 +216,90 @@ func skipBlanks(text string, i int) int {
 	}
 	return i
 }
+
+// pyOpenQuote returns the triple quotes a hunk's text starts inside, or
+// "". A hunk starts wherever the change is, and one that starts inside a
+// docstring would be read as code up to the docstring's closing quotes,
+// and all after them as a string. Its first triple quotes are taken as
+// closing a string when their count is odd and their line reads as the
+// end of one: prose before them (`value."""`), or them alone on a line
+// that follows no definition's header, or them before ")", "," or ".".
+// Quotes after "=", "(", "return" and the like, or before text, open one.
+func pyOpenQuote(text string) string {
+	at, q := -1, ""
+	for _, d := range [...]string{`"""`, `'''`} {
+		if i := strings.Index(text, d); i >= 0 && (at < 0 || i < at) {
+			at, q = i, d
+		}
+	}
+	if at < 0 || strings.Count(text, q)%2 == 0 {
+		return ""
+	}
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	end := len(text)
+	if i := strings.IndexByte(text[at:], '\n'); i >= 0 {
+		end = at + i
+	}
+	before := strings.TrimSpace(text[start:at])
+	after := strings.TrimSpace(text[at+3 : end])
+	if before == "" {
+		switch {
+		case after == "":
+			// Alone on their line: closing, unless they follow a
+			// header ("def f():") or nothing, which cannot tell.
+			prev := strings.TrimSpace(lastLine(text[:start]))
+			if prev == "" || strings.HasSuffix(prev, ":") {
+				return ""
+			}
+			return q
+		case strings.IndexByte(")],}.;", after[0]) >= 0:
+			return q
+		}
+		return ""
+	}
+	// A string prefix (r, b, u, f, or two of them) belongs to opening
+	// quotes.
+	j := len(before) - 1
+	for j >= 0 && j >= len(before)-2 && strings.IndexByte("rRbBuUfF", before[j]) >= 0 {
+		j--
+	}
+	if j < len(before)-1 && (j < 0 || !isPyWordByte(before[j])) {
+		before = strings.TrimSpace(before[:j+1])
+	}
+	if before == "" || strings.IndexByte("=([{,:+%", before[len(before)-1]) >= 0 {
+		return ""
+	}
+	for _, w := range [...]string{"return", "yield", "in", "and", "or", "not", "else", "lambda", "print"} {
+		if before == w || strings.HasSuffix(before, " "+w) {
+			return ""
+		}
+	}
+	return q
+}
+
+// lastLine is the last line of text that is not blank, or "".
+func lastLine(text string) string {
+	for text != "" {
+		text = strings.TrimRight(text, "\n")
+		line := text[strings.LastIndexByte(text, '\n')+1:]
+		if strings.TrimSpace(line) != "" {
+			return line
+		}
+		text = text[:len(text)-len(line)]
+	}
+	return ""
+}
+
+// dropPrefix drops the first n bytes of a token stream.
+func dropPrefix(toks []chroma.Token, n int) []chroma.Token {
+	for n > 0 && len(toks) > 0 {
+		if len(toks[0].Value) <= n {
+			n -= len(toks[0].Value)
+			toks = toks[1:]
+			continue
+		}
+		toks[0].Value = toks[0].Value[n:]
+		n = 0
+	}
+	return toks
+}

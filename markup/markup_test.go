@@ -1,9 +1,9 @@
 package markup
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -19,13 +19,13 @@ func TestCodeBlocks(t *testing.T) {
 		not       []string
 	}{
 		{"python", "```python\ndef f(x):\n    return \"<b>\"\n```\n",
-			[]string{`<pre class="chroma"><code>`, `<span class="k">def</span>`, `&lt;b&gt;`},
+			[]string{codeOpen, `<span class="k">def</span>`, `&lt;b&gt;`},
 			[]string{"<b>"}},
 		{"unknown language", "```nosuchlang\n<script>alert(1)</script>\n```\n",
-			[]string{`<pre><code class="language-nosuchlang">&lt;script&gt;alert(1)&lt;/script&gt;`},
+			[]string{`<pre tabindex="0"><code class="language-nosuchlang">&lt;script&gt;alert(1)&lt;/script&gt;`},
 			[]string{"<script>"}},
 		{"no language", "```\nx < y\n```\n",
-			[]string{"<pre><code>x &lt; y\n</code></pre>"}, nil},
+			[]string{"<pre tabindex=\"0\"><code>x &lt; y\n</code></pre>"}, nil},
 		{"language with a quote", "```a\"onmouseover=x\ncode\n```\n",
 			[]string{`class="language-a&quot;onmouseover=x"`}, []string{`"onmouseover`}},
 	}
@@ -135,13 +135,25 @@ func TestLexerForLanguage(t *testing.T) {
 			t.Errorf("file %q: got %v, want chroma's %v", path, lexerName(got), lexerName(want))
 		}
 	}
-	// A long language name is no lexer's, found at once.
-	start := time.Now()
-	if l := x.forLanguage(strings.Repeat("a~", 500000)); l != nil {
+	// A long language name is no lexer's, found at once: counted, not
+	// timed (a 10 ms limit failed on a busy machine). Its lookup matches
+	// no pattern and copies nothing (no lower-cased copy of 1 MB); a name
+	// at the length limit matches each pattern beyond the exact names and
+	// extensions at most once.
+	globs := 0
+	defer func(m func(string, string) (bool, error)) { matchGlob = m }(matchGlob)
+	matchGlob = func(p, n string) (bool, error) { globs++; return filepath.Match(p, n) }
+	long := strings.Repeat("a~", 500000)
+	if l := x.forLanguage(long); l != nil {
 		t.Errorf("a 1 MB language name found %s", lexerName(l))
 	}
-	if took := time.Since(start); took > 10*time.Millisecond {
-		t.Errorf("looking up a 1 MB language name took %v", took)
+	if allocs := testing.AllocsPerRun(3, func() { x.forLanguage(long) }); allocs != 0 || globs != 0 {
+		t.Errorf("looking up a 1 MB language name matched %d patterns and allocated %v times, want neither", globs, allocs)
+	}
+	globs = 0
+	x.forLanguage(strings.Repeat("a", maxLanguage-len("filename.")))
+	if most := 2 * (len(x.files.other) + len(x.aliasFiles.other)); globs > most {
+		t.Errorf("looking up a name at the length limit matched %d patterns, want at most %d", globs, most)
 	}
 }
 
@@ -161,10 +173,51 @@ func TestCodeBlocksBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(got, `<pre class="chroma">`); n == 0 || n == 3 {
+	if n := strings.Count(got, codeOpen); n == 0 || n == 3 {
 		t.Errorf("%d of 3 blocks over the budget highlighted, want some but not all", n)
 	}
-	if !strings.Contains(got, `<pre><code class="language-js">f(a, b); // &lt;c&gt;`) {
+	if !strings.Contains(got, `<pre tabindex="0"><code class="language-js">f(a, b); // &lt;c&gt;`) {
 		t.Errorf("a block over the budget is not shown plain")
+	}
+}
+
+// A statement's outline fits the page's: its shallowest heading is an h3
+// (below the page's h2) and no heading is more than one level below the
+// one before, wherever the statement starts and however it skips (axe's
+// heading-order: a statement's "##" was an h4 right after the page's h2).
+func TestStatementHeadingOrder(t *testing.T) {
+	m := New()
+	for _, c := range []struct{ name, src, want string }{
+		{"starts at h2", "## Task\n\n### Detail\n", "<h3>Task</h3>\n<h4>Detail</h4>\n"},
+		{"starts at h4", "#### Interface\n\ntext\n\n##### More\n", "<h3>Interface</h3>\n<p>text</p>\n<h4>More</h4>\n"},
+		{"skips a level", "# Title\n\n### Skipped\n\n## Back\n", "<h3>Title</h3>\n<h4>Skipped</h4>\n<h4>Back</h4>\n"},
+		{"in a quote", "## A\n\n> #### Quoted\n", "<h3>A</h3>\n<blockquote>\n<h4>Quoted</h4>\n</blockquote>\n"},
+	} {
+		got, err := m.Markdown(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+// Every block of a statement that can scroll sideways takes the keyboard's
+// focus (axe's scrollable-region-focusable): fenced code, highlighted or
+// not, indented code, raw HTML shown as text, a statement shown plain.
+func TestStatementCodeFocusable(t *testing.T) {
+	m := New()
+	src := "```python\nx = 1\n```\n\n```nosuchlang\ny\n```\n\n    indented\n\n<div>\nraw\n</div>\n"
+	got, err := m.Markdown(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pres, focusable := strings.Count(got, "<pre"), strings.Count(got, `tabindex="0"`); pres != 4 || focusable != pres {
+		t.Errorf("%d of %d pre elements take the focus, want all of 4:\n%s", focusable, pres, got)
+	}
+	plain, _ := m.Markdown(strings.Repeat(">", 100) + " x")
+	if !strings.Contains(plain, `<pre class="statement-plain" tabindex="0">`) {
+		t.Errorf("a statement shown plain is not focusable: %s", plain)
 	}
 }

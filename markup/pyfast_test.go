@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -265,7 +266,7 @@ func FuzzPyFast(f *testing.F) {
 			if !h.writeCode(&got, h.python, src, newHighlightBudget(), h.fast) {
 				t.Fatal("the fast path took the code but writeCode did not write it")
 			}
-			if err := formatter.Format(&want, style, chroma.Literator(chromaPython(t, src)...)); err != nil {
+			if err := chromaFormat(&want, formatter, style, chroma.Literator(chromaPython(t, src)...)); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
@@ -273,6 +274,17 @@ func FuzzPyFast(f *testing.F) {
 			}
 		}
 	})
+}
+
+// chromaFormat is chroma's HTML formatter's output with the site's pre,
+// which takes the keyboard's focus (codeOpen).
+func chromaFormat(w io.Writer, f *chromahtml.Formatter, style *chroma.Style, it chroma.Iterator) error {
+	var b bytes.Buffer
+	if err := f.Format(&b, style, it); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, strings.Replace(b.String(), `<pre class="chroma"><code>`, codeOpen, 1))
+	return err
 }
 
 // chromaBlocks renders fenced code blocks as codeBlocks did before it
@@ -307,7 +319,7 @@ func (c chromaBlocks) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 		if err != nil {
 			return ast.WalkContinue, err
 		}
-		return ast.WalkContinue, c.f.Format(w, styles.Get("github"), it)
+		return ast.WalkContinue, chromaFormat(w, c.f, styles.Get("github"), it)
 	})
 }
 

@@ -31,6 +31,7 @@ type Score struct {
 	Applied, FeatureValid, RegressionFree int
 	fileRecall                            float64
 	FileRecalls                           int // results that report file_recall
+	fileInstances                         int // instances File% is a mean over
 
 	// Attempts: evaluated and resolved, summed over the results.
 	attempts, attemptsResolved int
@@ -58,12 +59,14 @@ func (s Score) RTRate() float64 { return s.rate(s.RegressionFree) }
 // FileRate is FeatBench's File%, file-level localisation: the mean over
 // the set's instances of the share of the gold patch's files the
 // prediction touched (a missing prediction or figure counts as 0); ok is
-// false when no result reports it.
+// false when no result reports it. Level 2 instances are left out unless
+// their result gives the figure: built from scratch, a prediction has no
+// gold files to find, and cmd/eval gives none there.
 func (s Score) FileRate() (rate float64, ok bool) {
-	if s.FileRecalls == 0 || s.Instances == 0 {
+	if s.FileRecalls == 0 || s.fileInstances == 0 {
 		return 0, false
 	}
-	return s.fileRecall / float64(s.Instances), true
+	return s.fileRecall / float64(s.fileInstances), true
 }
 
 // MeanResolved is the share of attempts that resolved their instance, over
@@ -161,6 +164,9 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 	s := Score{Instances: len(instances)}
 	for _, in := range instances {
 		r := result(in)
+		if in.Level != 2 || (r != nil && r.FileRecall != nil) {
+			s.fileInstances++
+		}
 		if r == nil {
 			continue
 		}

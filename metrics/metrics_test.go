@@ -317,6 +317,10 @@ func TestFeatBenchFigures(t *testing.T) {
 		{InstanceID: "b", FailToPass: []string{"f1"}, PassToPass: []string{"p1", "p2"}},
 		{InstanceID: "c", FailToPass: []string{"f1"}},
 		{InstanceID: "d", FailToPass: []string{"f1"}}, // no prediction
+		// Level 2: cmd/eval gives no file_recall there, so File% leaves
+		// them out, resolved or not (the example's gold patch showed 50%).
+		{InstanceID: "e", Level: 2, FailToPass: []string{"f1"}},
+		{InstanceID: "f", Level: 2, FailToPass: []string{"f1"}},
 	}
 	half, one := 0.5, 1.0
 	results := map[string]*bench.Result{
@@ -326,6 +330,7 @@ func TestFeatBenchFigures(t *testing.T) {
 		"b": {Resolved: true, PatchApplied: true, F2PPassed: []string{"f1"}, P2PPassed: []string{"p1", "p2"}, FileRecall: &one, Attempts: 3, AttemptsResolved: 2},
 		// Did not apply: nothing.
 		"c": {F2PFailed: []string{"f1"}, Attempts: 3},
+		"e": {Resolved: true, PatchApplied: true, F2PPassed: []string{"f1"}, Attempts: 3, AttemptsResolved: 3},
 	}
 	s := metrics.Compute(ins, func(in *bench.Instance) *bench.Result { return results[in.InstanceID] })
 	file, ok := s.FileRate()
@@ -333,12 +338,12 @@ func TestFeatBenchFigures(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"applied", s.AppliedRate(), 2.0 / 4},
-		{"FV", s.FVRate(), 2.0 / 4},
-		{"RT", s.RTRate(), 1.0 / 4},
+		{"applied", s.AppliedRate(), 3.0 / 6},
+		{"FV", s.FVRate(), 3.0 / 6},
+		{"RT", s.RTRate(), 2.0 / 6},
 		{"File", file, 1.5 / 4},
-		{"resolved (pass@3)", s.ResolvedRate(), 1.0 / 4},
-		{"mean over 3 attempts", s.MeanResolved(3), 2.0 / 12},
+		{"resolved (pass@3)", s.ResolvedRate(), 2.0 / 6},
+		{"mean over 3 attempts", s.MeanResolved(3), 5.0 / 18},
 	} {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
@@ -347,7 +352,18 @@ func TestFeatBenchFigures(t *testing.T) {
 	if !ok {
 		t.Error("FileRate reports no file_recall although two results give it")
 	}
-	none := metrics.Compute(ins[2:], func(in *bench.Instance) *bench.Result { return results[in.InstanceID] })
+	// A level 2 result that gives file_recall counts.
+	three := 0.25
+	l2 := metrics.Compute(ins[4:], func(in *bench.Instance) *bench.Result {
+		if in.InstanceID == "f" {
+			return &bench.Result{PatchApplied: true, FileRecall: &three}
+		}
+		return results[in.InstanceID]
+	})
+	if got, ok := l2.FileRate(); !ok || math.Abs(got-0.25) > 1e-12 {
+		t.Errorf("File over a level 2 result giving file_recall = %v (ok %v), want 0.25 over that one instance", got, ok)
+	}
+	none := metrics.Compute(ins[2:4], func(in *bench.Instance) *bench.Result { return results[in.InstanceID] })
 	if _, ok := none.FileRate(); ok {
 		t.Error("FileRate is ok without any file_recall")
 	}

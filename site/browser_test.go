@@ -493,7 +493,7 @@ func testBoardFilter(t *testing.T, b *browserTab) {
 	}
 	shown := len(visibleNames(rows))
 	if got, want := eval[string](t, b, `document.querySelector("form.filters output").textContent`),
-		fmt.Sprintf("%d of %d shown", shown, len(rows)); got != want {
+		fmt.Sprintf("%d of %d ranked systems shown", shown, len(rows)); got != want {
 		t.Errorf("filter count says %q, want %q", got, want)
 	}
 

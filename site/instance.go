@@ -81,9 +81,9 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 				sys.NoPrediction = true
 			} else {
 				// Thousands of pages times every system: no fmt here.
-				sys.Resolved, sys.Applied = r.Resolved, r.PatchApplied
+				sys.Resolved, sys.Applied, sys.Empty = r.Resolved, r.PatchApplied, emptyPrediction(r)
 				sys.Passed = strconv.Itoa(len(r.F2PPassed)) + " of " + strconv.Itoa(len(in.FailToPass))
-				sys.Failures = strings.Join(r.FailureModes, ", ")
+				sys.Failures = failures(r, sys.Empty)
 				sys.Flags = flagViews(r.Flags)
 			}
 			p.Systems = append(p.Systems, sys)

@@ -171,6 +171,7 @@ func (m *model) newBoard(ds *bench.Dataset, split string) (*board, error) {
 		}
 		return a.Name < c.Name
 	})
+	alignColumns(b.entries)
 	// Equal figures share a rank; reference rows have none.
 	var prev *entry
 	rank := 0
@@ -194,6 +195,32 @@ func (m *model) newBoard(ds *bench.Dataset, split string) (*board, error) {
 		return nil, fmt.Errorf("ranking %s %s: %w", ds.Key(), split, err)
 	}
 	return b, nil
+}
+
+// alignColumns gives each figure column of a board one number of
+// decimals (alignDecimals), over its ranked and reference rows.
+func alignColumns(entries []*entry) {
+	for _, col := range rowFigures {
+		cells := make([]*templates.Cell, len(entries))
+		for i, e := range entries {
+			cells[i] = col(&e.row)
+		}
+		alignDecimals(cells...)
+	}
+}
+
+// rowFigures are a row's plain-number figure columns.
+var rowFigures = []func(*templates.Row) *templates.Cell{
+	func(r *templates.Row) *templates.Cell { return &r.Resolved },
+	func(r *templates.Row) *templates.Cell { return &r.Passed },
+	func(r *templates.Row) *templates.Cell { return &r.L1Resolved },
+	func(r *templates.Row) *templates.Cell { return &r.L1Passed },
+	func(r *templates.Row) *templates.Cell { return &r.L2Resolved },
+	func(r *templates.Row) *templates.Cell { return &r.L2Passed },
+	func(r *templates.Row) *templates.Cell { return &r.FV },
+	func(r *templates.Row) *templates.Cell { return &r.RT },
+	func(r *templates.Row) *templates.Cell { return &r.File },
+	func(r *templates.Row) *templates.Cell { return &r.MeanResolved },
 }
 
 // rankRanges gives every ranked row the range of ranks its per-instance
@@ -289,7 +316,7 @@ func (m *model) row(e *entry) templates.Row {
 		r.Passed = figureCell(rep.Passed)
 		r.TokensIn = figureCell(rep.TokensIn)
 		r.TokensOut = figureCell(rep.TokensOut)
-		r.Cost = figureCell(rep.Cost)
+		r.Cost = costAs(rep.Cost)
 		if l := rep.Levels["L1"]; l != nil {
 			r.L1Resolved, r.L1Passed = figureCell(l.Resolved), figureCell(l.Passed)
 		}
@@ -297,6 +324,9 @@ func (m *model) row(e *entry) templates.Row {
 			r.L2Resolved, r.L2Passed = figureCell(l.Resolved), figureCell(l.Passed)
 		}
 		return r
+	}
+	if !s.Reference {
+		r.Flagged = flagCounts([]*bench.Submission{s})
 	}
 	sc := e.score
 	r.Resolved = pctCell(sc.ResolvedRate(), 1)
@@ -377,6 +407,7 @@ func (m *model) view(b *board, id string) *templates.Board {
 			!r.L1Passed.Missing || !r.L2Passed.Missing
 		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing
 		v.HasCost = v.HasCost || !r.Cost.Missing
+		v.Flagged = v.Flagged || len(r.Flagged) > 0
 		if e.sub.PerInstance() {
 			v.HasCI = true
 			v.HasEval = true

@@ -2,7 +2,9 @@ package site
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,15 +107,11 @@ func (b *builder) home() templ.Component {
 	if hb := b.headline(); hb != nil && len(hb.entries) > 0 {
 		h.Board = b.m.view(hb, "board-home")
 	}
+	// Every board, with the counts its own page gives: ranked systems
+	// and reference rows apart.
 	for _, bd := range b.m.boards {
 		n := len(bd.ranked())
-		if len(bd.entries) == 0 {
-			continue
-		}
-		title := fmt.Sprintf("%s — %s (%d systems)", bd.ds.DisplayName(), bd.split, n)
-		if n == 1 {
-			title = fmt.Sprintf("%s — %s (1 system)", bd.ds.DisplayName(), bd.split)
-		}
+		title := bd.ds.DisplayName() + " — " + bd.split + " (" + templates.SystemCount(n, len(bd.entries)-n) + ")"
 		h.Boards = append(h.Boards, templates.Link{Title: title, URL: b.m.u.board(bd.ds, bd.split)})
 	}
 	h.Changes = b.changes()
@@ -173,9 +171,18 @@ func (b *builder) changes() []templates.Change {
 			names[i] = s.Name
 		}
 		sort.Strings(names)
-		title := fmt.Sprintf("%d systems added to %s %s", len(subs), k.ds.DisplayName(), k.split)
+		refs := 0
+		for _, s := range subs {
+			if s.Reference {
+				refs++
+			}
+		}
+		title := added(len(subs)-refs, refs) + " added to " + k.ds.DisplayName() + " " + k.split
 		if len(subs) == 1 {
 			title = fmt.Sprintf("%s added to %s %s", subs[0].Name, k.ds.DisplayName(), k.split)
+			if refs == 1 {
+				title = fmt.Sprintf("%s (a reference row) added to %s %s", subs[0].Name, k.ds.DisplayName(), k.split)
+			}
 		}
 		out = append(out, templates.Change{
 			Date:    k.day,
@@ -185,6 +192,24 @@ func (b *builder) changes() []templates.Change {
 		})
 	}
 	return out
+}
+
+// added counts the submissions of one day's change: systems and
+// reference rows apart, as the boards count them.
+func added(systems, refs int) string {
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + many
+	}
+	switch {
+	case refs == 0:
+		return plural(systems, "system", "systems")
+	case systems == 0:
+		return plural(refs, "reference row", "reference rows")
+	}
+	return plural(systems, "system", "systems") + " and " + plural(refs, "reference row", "reference rows")
 }
 
 func (b *builder) boardPage(bd *board) templ.Component {
@@ -213,6 +238,9 @@ func (b *builder) datasetIndex() templ.Component {
 		for _, sp := range ds.Splits {
 			s.Splits = append(s.Splits, templates.Link{Title: sp.Name, URL: b.m.u.board(ds, sp.Name)})
 			sizes = append(sizes, fmt.Sprintf("%s %d", sp.Name, ds.SplitSize(sp.Name)))
+			if ds.HasInstances() {
+				s.Downloads = append(s.Downloads, templates.Link{Title: sp.Name + ".jsonl", URL: b.m.u.download(ds, sp.Name)})
+			}
 		}
 		s.Instances = strings.Join(sizes, ", ")
 		d.Datasets = append(d.Datasets, s)
@@ -325,7 +353,7 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 		bd := b.m.board(ds, sp.Name)
 		info := templates.SplitInfo{
 			Name: sp.Name, Description: sp.Description, Size: ds.SplitSize(sp.Name),
-			BoardURL: b.m.u.board(ds, sp.Name), Systems: len(bd.entries),
+			BoardURL: b.m.u.board(ds, sp.Name), Ranked: len(bd.ranked()), References: len(bd.entries) - len(bd.ranked()),
 		}
 		if ds.HasInstances() {
 			info.DownloadURL = b.m.u.download(ds, sp.Name)
@@ -428,7 +456,8 @@ func (b *builder) repoGrids(bd *board) templates.RepoSplit {
 	ds := bd.ds
 	sec := templates.RepoSplit{
 		ID: splitAnchor(bd.split), Name: bd.split, Size: ds.SplitSize(bd.split),
-		BoardURL: b.m.u.board(ds, bd.split), Entries: len(bd.entries),
+		BoardURL: b.m.u.board(ds, bd.split), Ranked: len(bd.ranked()), Refs: len(bd.entries) - len(bd.ranked()),
+		Counted: ds.HasInstances(),
 	}
 	type column struct {
 		e    *entry
@@ -569,6 +598,7 @@ func (b *builder) repoStats(ds *bench.Dataset) templates.RepoStatsTable {
 		row := templates.RepoStatsRow{Repo: repo.Name, License: repo.License}
 		if ins := byRepo[repo.Name]; len(ins) > 0 {
 			t.Source = "computed from the instances"
+			t.Counted = true
 			// A mean over the instances that publish the figure.
 			mean := func(get func(*bench.Instance) *int) templates.Cell {
 				sum, n := 0, 0
@@ -599,7 +629,31 @@ func (b *builder) repoStats(ds *bench.Dataset) templates.RepoStatsTable {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	for _, col := range []func(*templates.RepoStatsRow) *templates.Cell{
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.Lines },
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.Files },
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.Functions },
+		func(r *templates.RepoStatsRow) *templates.Cell { return &r.TestPoints },
+	} {
+		cells := make([]*templates.Cell, len(t.Rows))
+		for i := range t.Rows {
+			cells[i] = col(&t.Rows[i])
+		}
+		alignDecimals(cells...)
+	}
 	return t
+}
+
+// alignScores gives a per-repository table's % passed and % resolved one
+// number of decimals each.
+func alignScores(rows []templates.RepoScoreRow) {
+	passed := make([]*templates.Cell, len(rows))
+	resolved := make([]*templates.Cell, len(rows))
+	for i := range rows {
+		passed[i], resolved[i] = &rows[i].Passed, &rows[i].Resolved
+	}
+	alignDecimals(passed...)
+	alignDecimals(resolved...)
 }
 
 // repoScores is a system's per-repository table on its board, or nil when
@@ -619,6 +673,11 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 	if qualified {
 		t.ID = "repos-" + s.Split + ":" + s.Slug
 	}
+	count := map[string]int{}
+	for _, in := range ds.SplitInstances(s.Split) {
+		count[in.Repo]++
+	}
+	t.Counted = ds.HasInstances()
 	if rep := s.Reported; rep != nil {
 		if len(rep.Repos) == 0 {
 			return nil
@@ -631,16 +690,13 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 			}
 			sources[sc.Source] = true
 			t.Rows = append(t.Rows, templates.RepoScoreRow{
-				Repo: repo.Name, Passed: figureCell(sc.Passed), Resolved: figureCell(sc.Resolved),
+				Repo: repo.Name, Instances: count[repo.Name], Passed: figureCell(sc.Passed), Resolved: figureCell(sc.Resolved),
 				TokensIn: figureCell(sc.TokensIn), TokensOut: figureCell(sc.TokensOut),
 			})
 		}
-		for src := range sources {
-			if t.Source != "" {
-				t.Source += "; "
-			}
-			t.Source += src
-		}
+		// In a stable order: the page's key hashes it.
+		t.Source = strings.Join(slices.Sorted(maps.Keys(sources)), "; ")
+		alignScores(t.Rows)
 		return t
 	}
 	byRepo := map[string][]*bench.Instance{}

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,6 +82,24 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 			s.Outcomes = append(s.Outcomes, b.outcomes(ds, e.sub))
 		}
 	}
+	// One number of decimals a column, over the splits.
+	for _, col := range []func(*templates.SystemSplit) *templates.Cell{
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.Resolved },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.Passed },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L1Resolved },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L1Passed },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L2Resolved },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.L2Passed },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.FV },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.RT },
+		func(sp *templates.SystemSplit) *templates.Cell { return &sp.File },
+	} {
+		cells := make([]*templates.Cell, len(s.Splits))
+		for i := range s.Splits {
+			cells[i] = col(&s.Splits[i])
+		}
+		alignDecimals(cells...)
+	}
 	s.Flags = flagCounts(subs)
 	for _, c := range metrics.FailureModes(results...) {
 		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})
@@ -132,10 +151,10 @@ func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.Out
 			o.NoPrediction = true
 		} else {
 			// Thousands of rows on dozens of pages: no fmt here.
-			o.Resolved, o.Applied = r.Resolved, r.PatchApplied
+			o.Resolved, o.Applied, o.Empty = r.Resolved, r.PatchApplied, emptyPrediction(r)
 			o.F2P = strconv.Itoa(len(r.F2PPassed)) + "/" + strconv.Itoa(len(in.FailToPass))
 			o.P2P = strconv.Itoa(len(r.P2PPassed)) + "/" + strconv.Itoa(len(in.PassToPass))
-			o.Failures = strings.Join(r.FailureModes, ", ")
+			o.Failures = failures(r, o.Empty)
 			o.Flags = flagViews(r.Flags)
 		}
 		t.Rows = append(t.Rows, o)
@@ -146,6 +165,37 @@ func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.Out
 	}
 	t.Legend = flagLegend(lists...)
 	return t
+}
+
+// emptyModeName is the failure mode cmd/eval gives an empty prediction
+// where it has nothing to test (level 2).
+const emptyModeName = "EmptyPatch"
+
+// emptyPrediction reports whether a result is of an empty prediction.
+// cmd/eval grades one differently by level: at level 1 the tests run on
+// the base as it is ("applied", no file touched, the base's failures); at
+// level 2 nothing was built ("not applied", EmptyPatch). Pages show both
+// as an empty patch. An applied prediction that touched no file, by no
+// apply method, and resolved nothing is one.
+func emptyPrediction(r *bench.Result) bool {
+	if r.PatchApplied {
+		return r.FilesChanged == 0 && r.ApplyMethod == "" && !r.Resolved
+	}
+	return slices.Contains(r.FailureModes, emptyModeName)
+}
+
+// failures is a result's failure modes as shown: an empty prediction's
+// are EmptyPatch at either level, with the failures of the base's tests
+// where they ran.
+func failures(r *bench.Result, empty bool) string {
+	modes := strings.Join(r.FailureModes, ", ")
+	if !empty || modes == emptyModeName {
+		return modes
+	}
+	if modes == "" {
+		return emptyModeName
+	}
+	return emptyModeName + " (the tests ran on the base: " + modes + ")"
 }
 
 // fileTitles name a submission's published files on its system page.

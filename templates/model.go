@@ -61,6 +61,9 @@ type Cell struct {
 	Sort    float64
 	Missing bool
 	Note    string
+	// Published is the figure as its source printed it: Text may give it
+	// to its column's decimals instead ("20" shown as "20.0").
+	Published string
 }
 
 // String is the cell as shown: its text, or "—" when missing.
@@ -119,7 +122,8 @@ type Board struct {
 	// rank (Row.RankLo, RankHi), from Resamples resamples of instances.
 	RankRanges bool
 	Resamples  int
-	Reported   int // ranked systems with only reported aggregates: no ranges
+	Reported   int  // ranked systems with only reported aggregates: no ranges
+	Flagged    bool // a ranked row carries integrity flags
 	Tags       []string
 	Rows       []Row // ranked systems, best first
 	References []Row // reference rows (gold, empty): shown apart, not ranked
@@ -179,10 +183,13 @@ type Row struct {
 	Checked       bool
 	Attempts      int
 	Tags          []string
-	Reported      bool
-	Source        string
-	SiteURL       string
-	ReportURL     string
+	// Flagged counts the results carrying each integrity flag, for a
+	// ranked row: a board shows them beside the name.
+	Flagged   []FlagCount
+	Reported  bool
+	Source    string
+	SiteURL   string
+	ReportURL string
 }
 
 // DatasetIndex lists every dataset version.
@@ -200,6 +207,7 @@ type DatasetSummary struct {
 	Instances   string
 	Repos       int
 	Splits      []Link
+	Downloads   []Link // each split's instances as JSONL; none when only described
 	Description string
 }
 
@@ -273,7 +281,8 @@ type SplitInfo struct {
 	CompareURL  string
 	ReposURL    string // its section of the per-repository page, when it has systems
 	DownloadURL string
-	Systems     int
+	Ranked      int // systems ranked on its leaderboard
+	References  int // reference rows (gold, empty) beside them
 }
 
 // InstanceRow is one line of the instance index.
@@ -320,9 +329,11 @@ type InstanceSolved struct {
 type RepoSplit struct {
 	ID       string // HTML id of the section, the fragment other pages link to
 	Name     string
-	Size     int // instances in the split
+	Size     int  // instances in the split
+	Counted  bool // its instances per repository are known
 	BoardURL string
-	Entries  int        // systems on the split's leaderboard
+	Ranked   int        // systems ranked on the split's leaderboard
+	Refs     int        // reference rows on it
 	Systems  []RepoCol  // the grids' columns: systems with per-repository figures
 	Grids    []RepoGrid // one repositories × systems grid per figure
 }
@@ -354,6 +365,9 @@ type RepoGridRow struct {
 type RepoStatsTable struct {
 	Source string
 	Rows   []RepoStatsRow
+	// Counted: the instance counts per repository are known (the
+	// instances are here); without them the column is left out.
+	Counted bool
 }
 
 // RepoStatsRow is one repository's gold statistics.
@@ -369,12 +383,13 @@ type RepoStatsRow struct {
 
 // RepoSystemTable is one system's per-repository results (paper Tables 15–21).
 type RepoSystemTable struct {
-	ID     string
-	Name   string
-	Split  string
-	URL    string
-	Source string
-	Rows   []RepoScoreRow
+	ID      string
+	Name    string
+	Split   string
+	URL     string
+	Source  string
+	Rows    []RepoScoreRow
+	Counted bool // the rows give their instance counts
 }
 
 // RepoScoreRow is one system on one repository.
@@ -464,6 +479,7 @@ type Outcome struct {
 	NoPrediction bool
 	Resolved     bool
 	Applied      bool
+	Empty        bool   // an empty prediction, at either level
 	F2P          string // "3 of 4"
 	P2P          string
 	Failures     string
@@ -534,6 +550,30 @@ type InstancePage struct {
 	RepoSettings string    // repo_settings as indented JSON otherwise
 }
 
+// ReferenceSummary says how the reference rows did on the instance, for
+// beside its difficulty, which does not count them; "" when none was
+// evaluated on it.
+func (p *InstancePage) ReferenceSummary() string {
+	var parts []string
+	for _, s := range p.Systems {
+		if !s.Reference {
+			continue
+		}
+		what := "does not resolve it"
+		switch {
+		case s.Resolved:
+			what = "resolves it"
+		case s.NoPrediction:
+			what = "has no prediction"
+		}
+		parts = append(parts, s.Name+" ("+s.Split+") "+what)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Reference rows, not counted: " + strings.Join(parts, "; ") + "."
+}
+
 // Setting is one key of an instance's repository settings.
 type Setting struct {
 	Key   string
@@ -550,6 +590,7 @@ type InstanceSystem struct {
 	NoPrediction bool // evaluated on the split, but no result for the instance
 	Resolved     bool
 	Applied      bool
+	Empty        bool // an empty prediction, at either level
 	Passed       string
 	Failures     string
 	Flags        []Flag // the prediction's integrity flags
@@ -671,3 +712,28 @@ type NotFound struct {
 }
 
 func lower(s string) string { return strings.ToLower(s) }
+
+// SystemCount says what a board holds, as every page that counts its
+// systems says it: ranked systems, and reference rows apart (they are
+// baselines, not systems).
+func SystemCount(ranked, refs int) string {
+	var s string
+	switch ranked {
+	case 0:
+		if refs == 0 {
+			return "no system yet"
+		}
+		s = "no ranked system"
+	case 1:
+		s = "1 ranked system"
+	default:
+		s = itoa(ranked) + " ranked systems"
+	}
+	switch refs {
+	case 0:
+		return s
+	case 1:
+		return s + ", 1 reference row"
+	}
+	return s + ", " + itoa(refs) + " reference rows"
+}

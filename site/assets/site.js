@@ -399,7 +399,8 @@
     var out = form.querySelector("output");
     function run(save) {
       var r = apply(form, table);
-      if (out) out.textContent = r[0] + " of " + r[1] + " shown";
+      // A board counts its ranked systems: reference rows are not filtered.
+      if (out) out.textContent = r[0] + " of " + r[1] + (form.hasAttribute("data-board") ? " ranked systems shown" : " shown");
       if (save) writeState(form);
     }
     formState(form);
