@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"golang.org/x/sync/errgroup"
 
+	"golang.org/x/sync/errgroup"
 	"github.com/featbench/featbench/internal/tomlstrict"
 	jsonv2 "github.com/go-json-experiment/json"
 )
