@@ -3,6 +3,7 @@ package site_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,7 +19,8 @@ import (
 )
 
 // The layout the issue found broken, checked in headless Chromium at a
-// phone's width (390 px) and a laptop's (1366 px).
+// phone's width (390 px) and a laptop's (1366 px), and axe-core's
+// accessibility rules on every page type.
 
 // widths are the viewports the layout is checked at.
 var widths = []int64{390, 1366}
@@ -34,6 +36,24 @@ const (
 	exampleRepos  = exampleDataset + "repos/"
 )
 
+// pageTypes are the pages axe-core checks, by type.
+var pageTypes = []struct{ kind, path string }{
+	{"home", browserBase},
+	{"board", liteBoard},
+	{"board", exampleLite},
+	{"system", fbSystem},
+	{"system", exampleSystem},
+	{"instance", exampleInst},
+	{"dataset", exampleDataset},
+	{"dataset", browserBase + "datasets/featurebench/v1.0/"},
+	{"datasets", browserBase + "datasets/"},
+	{"repository", fbRepos},
+	{"repository", exampleRepos},
+	{"charts", fbCharts},
+	{"charts", exampleCharts},
+	{"compare", exampleCompare},
+}
+
 func TestBrowserLayout(t *testing.T) {
 	chromium := testenv.Chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -44,6 +64,7 @@ func TestBrowserLayout(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	b := startBrowser(t, ctx, chromium, srv.URL)
+	axe := axeSource(t, ctx)
 
 	for _, w := range widths {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
@@ -53,6 +74,7 @@ func TestBrowserLayout(t *testing.T) {
 			t.Run("SystemSplitsFit", func(t *testing.T) { testSystemSplits(t, b, w) })
 			t.Run("CompareShowsSystems", func(t *testing.T) { testCompareColumns(t, b) })
 			t.Run("ChartTexts", func(t *testing.T) { testChartTexts(t, b) })
+			t.Run("Axe", func(t *testing.T) { testAxe(t, b, axe) })
 			if dir := os.Getenv("FEATBENCH_SCREENSHOTS"); dir != "" {
 				t.Run("Screenshots", func(t *testing.T) { screenshots(t, b, dir, w) })
 			}
@@ -60,6 +82,29 @@ func TestBrowserLayout(t *testing.T) {
 	}
 	b.do(t, "restoring the window", chromedp.EmulateViewport(1280, 900))
 	b.checkNoErrors(t)
+}
+
+// axeSource is axe-core's script, from the npm packages package-lock.json
+// pins (scripts/provision-browser.sh installs them; a build installs them
+// too where npm is).
+func axeSource(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	opts, err := site.LoadOptions("..", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := site.NPMFile(ctx, opts, "axe-core/axe.min.js", io.Discard)
+	if err != nil {
+		if os.Getenv("FEATBENCH_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("FEATBENCH_REQUIRE_BROWSER=1 but axe-core is not installed (%v): run bash scripts/provision-browser.sh", err)
+		}
+		t.Skipf("axe-core is not installed (%v): run bash scripts/provision-browser.sh", err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
 
 // overflowJS is how far the page scrolls sideways: 0 when nothing sticks
@@ -287,6 +332,49 @@ func testChartTexts(t *testing.T, b *browserTab) {
 				t.Errorf("%s: chart %s: the Pareto line runs through %q", p, c.ID, c.Crossed)
 			}
 		}
+	}
+}
+
+// axeRunJS runs axe-core on the page and returns its violations.
+const axeRunJS = `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+	ID: v.id, Impact: v.impact || "", Help: v.help,
+	Nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ")), Count: v.nodes.length})))`
+
+type axeViolation struct {
+	ID, Impact, Help string
+	Nodes            []string
+	Count            int
+}
+
+// testAxe runs axe-core (4.14, the lockfile's) on every page type: no
+// serious or critical violation; the others are logged.
+func testAxe(t *testing.T, b *browserTab, axe string) {
+	for _, pt := range pageTypes {
+		b.open(t, pt.path)
+		if pt.kind == "charts" {
+			b.waitChartsDrawn(t, pt.path)
+		}
+		if pt.kind == "compare" {
+			b.waitCompare(t)
+		}
+		b.do(t, "loading axe-core", chromedp.Evaluate[chromedp.Void](axe))
+		vs, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]axeViolation](axeRunJS, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s: running axe-core: %v", pt.path, err)
+		}
+		var bad, minor []string
+		for _, v := range vs {
+			s := fmt.Sprintf("%s (%s, %d elements: %s): %s", v.ID, v.Impact, v.Count, strings.Join(v.Nodes, "; "), v.Help)
+			if v.Impact == "serious" || v.Impact == "critical" {
+				bad = append(bad, s)
+			} else {
+				minor = append(minor, s)
+			}
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s page %s: axe-core finds serious or critical violations:\n  %s", pt.kind, pt.path, strings.Join(bad, "\n  "))
+		}
+		t.Logf("axe-core, %s page %s: %d serious or critical, %d other violations %q", pt.kind, pt.path, len(bad), len(minor), minor)
 	}
 }
 
