@@ -13,10 +13,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/featbench/featbench/internal/tomlstrict"
 	jsonv2 "github.com/go-json-experiment/json"
+	"golang.org/x/sync/errgroup"
 )
 
 // checkedKeyMsg answers a `checked` key in metadata.toml.
