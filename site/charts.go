@@ -117,7 +117,7 @@ func barBase(valueName string, categories []string, counts bool) *charts.Bar {
 // drawn, in CSS pixels: room for each name, on up to three lines on a
 // phone.
 func barHeight(n, k int) int {
-	return max(320, 80+n*max(10+12*k, 50))
+	return max(180, 80+n*max(10+12*k, 50))
 }
 
 // options turns a chart into plain JSON values. Bar charts need Validate
@@ -143,6 +143,14 @@ func options(c interface {
 			y["axisLabel"] = map[string]any{"interval": 0, "width": 150, "overflow": "truncate"}
 		} else if y["name"] != nil {
 			y["nameTextStyle"] = map[string]any{"align": "left"}
+		}
+	}
+	// Bars no thicker than a line of text, however few the categories.
+	if list, ok := o["series"].([]any); ok {
+		for _, s := range list {
+			if m, ok := s.(map[string]any); ok && m["type"] == "bar" {
+				m["barMaxWidth"] = 20
+			}
 		}
 	}
 	// The end labels of a value axis inside its ends: the first one ran
