@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs what the browser tests need: Debian's chromium (headless) and npm.
-# Idempotent: installs only what is missing, runs `apt-get update` only when
-# apt has no usable package lists or an install fails with stale lists.
-# Finally checks that chromium really starts headless.
+# Installs what the browser tests need: Debian's chromium (headless), npm,
+# and the npm packages package-lock.json pins (the chart library, and
+# axe-core, which the browser tests run on every page type), installed with
+# `npm ci` where cmd/build and the tests look for them: .cache/npm/<the
+# first 16 hex digits of the lockfile's SHA-256>/node_modules, never in the
+# tree itself. Idempotent: installs only what is missing, runs `apt-get
+# update` only when apt has no usable package lists or an install fails with
+# stale lists. Finally checks that chromium really starts headless.
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -46,6 +50,19 @@ if ! command -v npm >/dev/null 2>&1; then
 	apt_install npm
 else
 	echo "provision-browser: npm already present ($(command -v npm))"
+fi
+
+# The lockfile's packages, for the user running this script (the tests
+# run as that user too).
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+npm_dir="$root/.cache/npm/$(sha256sum "$root/package-lock.json" | cut -c1-16)"
+if [ -f "$npm_dir/node_modules/axe-core/axe.min.js" ] && [ -f "$npm_dir/node_modules/echarts/dist/echarts.min.js" ]; then
+	echo "provision-browser: npm packages already installed in $npm_dir"
+else
+	echo "provision-browser: npm ci (package-lock.json) into $npm_dir"
+	mkdir -p "$npm_dir"
+	cp "$root/package.json" "$root/package-lock.json" "$npm_dir/"
+	(cd "$npm_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 
 # Smoke test: chromium must start headless and render a blank page.

@@ -575,11 +575,12 @@ func testBoardSearch(t *testing.T, b *browserTab) {
 
 // ---- charts ----------------------------------------------------------------
 
-// undrawnChartsJS lists the charts that have not finished drawing on a
-// canvas of non-zero size.
+// undrawnChartsJS lists the charts that have not finished drawing in an
+// SVG of non-zero size (site.js draws SVG, whose texts can be measured).
 const undrawnChartsJS = `Array.from(document.querySelectorAll("div.chart[data-chart]")).filter(c => {
-	const cv = c.querySelector("canvas");
-	return c.getAttribute("data-drawn") !== "1" || !cv || cv.width === 0 || cv.height === 0;
+	const svg = c.querySelector("svg");
+	const r = svg && svg.getBoundingClientRect();
+	return c.getAttribute("data-drawn") !== "1" || !svg || r.width === 0 || r.height === 0;
 }).map(c => c.id)`
 
 // checkCharts loads a charts page and waits until every chart is drawn.
@@ -607,7 +608,7 @@ func (b *browserTab) waitChartsDrawn(t *testing.T, path string) bool {
 	if !errors.Is(err, chromedp.ErrPollingTimeout) {
 		t.Fatalf("%s: waiting for the charts: %v", path, err)
 	}
-	t.Errorf("%s: charts %v not drawn within %s (want data-drawn=\"1\" and a canvas); window.echarts loaded: %v",
+	t.Errorf("%s: charts %v not drawn within %s (want data-drawn=\"1\" and an SVG); window.echarts loaded: %v",
 		path, eval[[]string](t, b, undrawnChartsJS), chartWait, eval[bool](t, b, `!!window.echarts`))
 	return false
 }

@@ -1,7 +1,9 @@
 package site
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -61,9 +63,15 @@ func (b *builder) chartsPage(ds *bench.Dataset) templ.Component {
 	return templates.ChartsPageView(c)
 }
 
-// axis names sit in the middle of their axis, far enough from the tick
-// labels, and the grid makes room for both (containLabel), so neither is
-// clipped; the legend sits at the top, clear of rotated category labels.
+// Charts are drawn as SVG (site.js), so that the browser tests can measure
+// every text's box. Nothing is drawn where it could be clipped or run into
+// another text: the value axis's name sits above the axis, written from
+// it rightwards (a name beside rotated tick labels was cut at the page's
+// edge when the labels were narrow), the legend at the top right, and
+// categories (systems, error types) down a vertical axis, their names
+// written level and cut to a width, never rotated.
+
+// scatterBase is a scatter chart: x named under its axis, y above.
 func scatterBase(xName, yName, xType string) *charts.Scatter {
 	return scatterWith(xName, yName, xType, "32")
 }
@@ -74,43 +82,115 @@ func scatterWith(xName, yName, xType, right string) *charts.Scatter {
 	sc := charts.NewScatter()
 	sc.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Right: "8"}),
 		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: xType, NameLocation: "middle", NameGap: 30, Scale: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Name: yName, Type: "value", NameLocation: "middle", NameGap: 42}),
-		charts.WithGridOpts(opts.Grid{Top: "48", Bottom: "48", Left: "24", Right: right, ContainLabel: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yName, Type: "value", NameLocation: "end", NameGap: 14}),
+		charts.WithGridOpts(opts.Grid{Top: "56", Bottom: "40", Left: "16", Right: right, ContainLabel: opts.Bool(true)}),
 		charts.WithAnimation(false),
 	)
 	return sc
 }
 
-// barBase leaves the category axis unnamed: its rotated labels would run
-// into the name, and the caption says what the bars are.
-func barBase(yName string, categories []string, counts bool) *charts.Bar {
+// barBase is a horizontal bar chart: one category a row, first at the
+// top, its name written level on the left and cut to a width; the values
+// along the bottom, named under them.
+func barBase(valueName string, categories []string, counts bool) *charts.Bar {
 	bar := charts.NewBar()
-	y := opts.YAxis{Name: yName, NameLocation: "middle", NameGap: 42}
+	x := opts.XAxis{Name: valueName, Type: "value", NameLocation: "middle", NameGap: 30}
 	if counts {
-		y.MinInterval = 1 // no tick at 2.5 instances
+		x.MinInterval = 1 // no tick at 2.5 instances
 	}
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
-		charts.WithYAxisOpts(y),
-		charts.WithGridOpts(opts.Grid{Top: "48", Bottom: "36", Left: "24", Right: "32", ContainLabel: opts.Bool(true)}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Right: "8"}),
+		charts.WithXAxisOpts(x),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithGridOpts(opts.Grid{Top: "32", Bottom: "40", Left: "16", Right: "24", ContainLabel: opts.Bool(true)}),
 		charts.WithAnimation(false),
 	)
 	bar.SetXAxis(categories)
+	bar.XYReversal()
 	return bar
 }
 
-// options turns a chart into plain JSON-ready options. Bar charts need
-// Validate to put the categories set with SetXAxis into the axis.
+// barHeight is how tall a bar chart of n categories of k bars each is
+// drawn, in CSS pixels: room for each name, on up to three lines on a
+// phone.
+func barHeight(n, k int) int {
+	return max(180, 80+n*max(10+12*k, 50))
+}
+
+// options turns a chart into plain JSON values. Bar charts need Validate
+// to put the categories set with SetXAxis into their axis. go-echarts has
+// no field for some options; they are set on the plain values: the y
+// axis's name written from the axis rightwards, and category names cut
+// to a width (site.js narrows it on a phone).
 func options(c interface {
 	Validate()
 	JSON() map[string]any
 }) map[string]any {
 	c.Validate()
-	return c.JSON()
+	raw, err := json.Marshal(c.JSON())
+	if err != nil {
+		panic(err) // go-echarts' options are plain data
+	}
+	var o map[string]any
+	if err := json.Unmarshal(raw, &o); err != nil {
+		panic(err)
+	}
+	for _, y := range axisList(o["yAxis"]) {
+		if y["type"] == "category" {
+			y["axisLabel"] = map[string]any{"interval": 0, "width": 150, "overflow": "truncate"}
+		} else if y["name"] != nil {
+			y["nameTextStyle"] = map[string]any{"align": "left"}
+		}
+	}
+	// Bars no thicker than a line of text, however few the categories.
+	if list, ok := o["series"].([]any); ok {
+		for _, s := range list {
+			if m, ok := s.(map[string]any); ok && m["type"] == "bar" {
+				m["barMaxWidth"] = 20
+			}
+		}
+	}
+	// The end labels of a value axis inside its ends: the first one ran
+	// into the y axis's "0", the last out of the chart.
+	for _, x := range axisList(o["xAxis"]) {
+		if x["type"] != "category" {
+			x["axisLabel"] = map[string]any{"alignMinLabel": "left", "alignMaxLabel": "right"}
+		}
+	}
+	return o
+}
+
+// placeLabels marks a series whose points are named on the chart: site.js
+// places each name where it fits (labelPlace, which ECharts ignores):
+// "side" beside its point, on the side with more room, cut to it; "front"
+// on a Pareto front, above the point and away from the line.
+func placeLabels(o map[string]any, place string, series ...string) {
+	list, _ := o["series"].([]any)
+	for _, s := range list {
+		m, _ := s.(map[string]any)
+		if m != nil && slices.Contains(series, m["name"].(string)) {
+			m["labelPlace"] = place
+		}
+	}
+}
+
+// axisList is an option's axes, as a list of plain objects.
+func axisList(v any) []map[string]any {
+	var out []map[string]any
+	switch a := v.(type) {
+	case map[string]any:
+		out = append(out, a)
+	case []any:
+		for _, x := range a {
+			if m, ok := x.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // perInstanceSubs are a dataset's submissions with per-instance results,
@@ -166,35 +246,42 @@ func (b *builder) passVsLines(ds *bench.Dataset) templates.Chart {
 			return ch
 		}
 	}
-	// Per repository, from the published repository statistics and results.
+	// Per repository, from the published repository statistics and
+	// results: the mean over the systems that publish the repository's %
+	// passed, one point a repository (a point per repository and system
+	// made some 190 points in near-identical colours behind a paged
+	// legend).
 	sc := scatterBase("mean gold patch lines in the repository", "% passed", "value")
-	ch.Table = templates.ChartTable{Columns: []string{"repository", "system", "mean gold lines", "% passed"}}
-	drawn := false
-	for _, e := range b.m.board(ds, b.repoSplit(ds)).ranked() {
-		rep := e.sub.Reported
-		if rep == nil || len(rep.Repos) == 0 {
+	ch.Table = templates.ChartTable{Columns: []string{"repository", "mean gold lines", "mean % passed", "systems"}}
+	var pts []opts.ScatterData
+	ranked := b.m.board(ds, b.repoSplit(ds)).ranked()
+	for _, repo := range ds.Repos {
+		if repo.Reported == nil || !repo.Reported.Lines.Set() {
 			continue
 		}
-		var pts []opts.ScatterData
-		for _, repo := range ds.Repos {
-			sr := rep.Repos[repo.Name]
-			if sr == nil || repo.Reported == nil || !repo.Reported.Lines.Set() || !sr.Passed.Set() {
-				continue
+		sum, n := 0.0, 0
+		for _, e := range ranked {
+			if rep := e.sub.Reported; rep != nil {
+				if sr := rep.Repos[repo.Name]; sr != nil && sr.Passed.Set() {
+					sum += sr.Passed.Value
+					n++
+				}
 			}
-			pts = append(pts, opts.ScatterData{Name: repo.Name, Value: []any{repo.Reported.Lines.Value, sr.Passed.Value}})
-			ch.Table.Rows = append(ch.Table.Rows, []string{repo.Name, e.sub.Name, repo.Reported.Lines.Text, sr.Passed.Text})
 		}
-		if len(pts) > 0 {
-			drawn = true
-			sc.AddSeries(e.sub.Name, pts)
+		if n == 0 {
+			continue
 		}
+		mean := round(sum/float64(n), 1)
+		pts = append(pts, opts.ScatterData{Name: repo.Name, Value: []any{repo.Reported.Lines.Value, mean}})
+		ch.Table.Rows = append(ch.Table.Rows, []string{repo.Name, repo.Reported.Lines.Text, num(mean, 1), strconv.Itoa(n)})
 	}
-	if !drawn {
+	if len(pts) == 0 {
 		ch.Empty = "Needs per-instance results with gold-patch sizes, or published per-repository figures."
 		ch.Table = templates.ChartTable{}
 		return ch
 	}
-	ch.Caption = "One point per repository and system: published % passed against the repository's mean gold-patch lines (per-instance results are not available for this dataset)."
+	sc.AddSeries("repositories", pts)
+	ch.Caption = "One point per repository: the mean over the systems that publish it of their % passed on the repository, against its mean gold-patch lines (per-instance results are not available for this dataset)."
 	ch.Options = options(sc)
 	return ch
 }
@@ -255,6 +342,7 @@ func failureChart(id, title, caption string, counts []metrics.Count) templates.C
 	bar := barBase("failing tests", cats, true)
 	bar.AddSeries("failures", vals)
 	ch.Options = options(bar)
+	ch.Height = barHeight(len(cats), 1)
 	return ch
 }
 
@@ -293,6 +381,7 @@ func (b *builder) perRepo(ds *bench.Dataset) templates.Chart {
 	bar.AddSeries("L1", l1, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
 	bar.AddSeries("L2", l2, charts.WithBarChartOpts(opts.BarChart{Stack: "level"}))
 	ch.Options = options(bar)
+	ch.Height = barHeight(len(repos), 1)
 	return ch
 }
 
@@ -305,7 +394,7 @@ func (b *builder) tokensChart(bd *board, section string, in bool) templates.Char
 	}
 	ch := templates.Chart{ID: id, Title: "Resolved and passed rate against " + which + " tokens",
 		Caption: "One point per system: % resolved and % passed against mean " + which + " tokens per instance (log scale)."}
-	sc := scatterWith("mean "+which+" tokens per instance", "%", "log", "22%")
+	sc := scatterWith("mean "+which+" tokens per instance", "%", "log", "32")
 	var res, pass []opts.ScatterData
 	ch.Table.Columns = []string{"system", "mean input tokens", "mean output tokens", "% resolved", "% passed"}
 	for _, e := range bd.ranked() {
@@ -330,19 +419,31 @@ func (b *builder) tokensChart(bd *board, section string, in bool) templates.Char
 		ch.Table = templates.ChartTable{}
 		return ch
 	}
-	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right", FontSize: 11})
-	layout := charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)})
-	sc.AddSeries("% resolved", res, label, layout)
-	sc.AddSeries("% passed", pass, label, layout)
+	// The points of the figure the board ranks by are named; the other
+	// figure's sit straight above or below them, at the same tokens.
+	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", FontSize: 11})
+	named := "% resolved"
+	if bd.ds.Ranking() == bench.RankPassed {
+		named = "% passed"
+		sc.AddSeries("% resolved", res)
+		sc.AddSeries("% passed", pass, label)
+	} else {
+		sc.AddSeries("% resolved", res, label)
+		sc.AddSeries("% passed", pass)
+	}
 	ch.Options = options(sc)
+	placeLabels(ch.Options.(map[string]any), "side", named)
 	return ch
 }
 
 // paretoChart is % resolved against what it cost: mean cost per instance
-// where at least two systems report one, else mean input tokens. The line
-// joins the systems no other system beats on both (cheaper and better).
+// where at least two systems report one, else mean input tokens, and the
+// title and caption say which. The line joins the systems no other system
+// beats on both (cheaper and better); only they are named on the chart,
+// above their points (the line leaves each to the right and comes from
+// below), the others in the tooltip and the table.
 func (b *builder) paretoChart(bd *board, section string) templates.Chart {
-	ch := templates.Chart{ID: section + "-pareto", Title: "Resolved rate against cost: the Pareto front"}
+	ch := templates.Chart{ID: section + "-pareto"}
 	type point struct {
 		name string
 		x, y float64
@@ -359,18 +460,20 @@ func (b *builder) paretoChart(bd *board, section string) templates.Chart {
 		}
 		return pts
 	}
-	xName, unit := "mean cost per instance (US dollars)", "cost"
+	xName, unit, better := "mean cost per instance (US dollars)", "cost", "cheaper and better"
 	pts := collect(func(r templates.Row) templates.Cell { return r.Cost })
 	xType := "value"
 	if len(pts) < 2 {
-		xName, unit, xType = "mean input tokens per instance", "input tokens", "log"
+		xName, unit, xType, better = "mean input tokens per instance", "input tokens", "log", "resolves more with fewer input tokens"
 		pts = collect(func(r templates.Row) templates.Cell { return r.TokensIn })
 	}
+	ch.Title = "Resolved rate against " + unit + ": the Pareto front"
 	if len(pts) < 2 {
+		ch.Title = "Resolved rate against cost: the Pareto front"
 		ch.Empty = "Needs at least two systems on this split that report their cost or token counts."
 		return ch
 	}
-	ch.Caption = "One point per system: % resolved against mean " + unit + " per instance. The line joins the systems on the Pareto front: none is both cheaper and better."
+	ch.Caption = "One point per system: % resolved against mean " + unit + " per instance. The line joins the systems on the Pareto front, named on the chart: no other system " + better + "."
 	// The front: by x ascending, each point that resolves more than every
 	// cheaper one.
 	sorted := append([]point(nil), pts...)
@@ -390,24 +493,28 @@ func (b *builder) paretoChart(bd *board, section string) templates.Chart {
 			front = append(front, opts.LineData{Name: p.name, Value: []any{p.x, p.y}})
 		}
 	}
-	sc := scatterWith(xName, "% resolved", xType, "22%")
-	var data []opts.ScatterData
+	sc := scatterWith(xName, "% resolved", xType, "32")
+	var named, others []opts.ScatterData
 	ch.Table.Columns = []string{"system", unit, "% resolved", "on the front"}
 	for _, p := range pts {
-		data = append(data, opts.ScatterData{Name: p.name, Value: []any{p.x, p.y}})
+		d := opts.ScatterData{Name: p.name, Value: []any{p.x, p.y}}
 		front := "no"
 		if onFront[p.name] {
 			front = "yes"
+			named = append(named, d)
+		} else {
+			others = append(others, d)
 		}
 		ch.Table.Rows = append(ch.Table.Rows, []string{p.name, p.xs, num(p.y, 1), front})
 	}
-	sc.AddSeries("systems", data,
-		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right", FontSize: 11}),
-		charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)}))
+	sc.AddSeries("on the front", named,
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", FontSize: 11}))
+	sc.AddSeries("others", others)
 	line := charts.NewLine()
 	line.AddSeries("Pareto front", front, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
 	sc.Overlap(line)
 	ch.Options = options(sc)
+	placeLabels(ch.Options.(map[string]any), "front", "on the front")
 	return ch
 }
 
@@ -446,6 +553,7 @@ func (b *builder) levelChart(bd *board, section string, passed bool) templates.C
 	bar.AddSeries("L1", l1)
 	bar.AddSeries("L2", l2)
 	ch.Options = options(bar)
+	ch.Height = barHeight(len(cats), 2)
 	return ch
 }
 

@@ -75,12 +75,7 @@ func chartLibrary(ctx context.Context, opts Options, logw io.Writer) (*chartLib,
 	}
 	lib := &chartLib{version: version}
 
-	cache := opts.CacheDir
-	if cache == "" {
-		cache = filepath.Join(opts.Root, ".cache", "npm")
-	}
-	sum := sha256.Sum256(lock)
-	dir := filepath.Join(cache, hex.EncodeToString(sum[:8]))
+	dir := npmDir(opts, lock)
 	file := filepath.Join(dir, "node_modules", "echarts", filepath.FromSlash(echartsDist))
 	if _, err := os.Stat(file); err != nil {
 		if err := npmInstall(ctx, opts.Root, dir, logw); err != nil {
@@ -105,6 +100,40 @@ func chartLibrary(ctx context.Context, opts Options, logw io.Writer) (*chartLib,
 	}
 	lib.file, lib.data = file, data
 	return lib, nil
+}
+
+// npmDir is where the lockfile's packages are installed: a folder of the
+// cache named by the lockfile's hash (scripts/provision-browser.sh makes
+// the same), so that a new lockfile installs afresh.
+func npmDir(opts Options, lock []byte) string {
+	cache := opts.CacheDir
+	if cache == "" {
+		cache = filepath.Join(opts.Root, ".cache", "npm")
+	}
+	sum := sha256.Sum256(lock)
+	return filepath.Join(cache, hex.EncodeToString(sum[:8]))
+}
+
+// NPMFile returns the path of rel (such as "axe-core/axe.min.js") among
+// the project's npm packages, installed from package-lock.json with `npm
+// ci` when missing, where the chart library is: the browser tests find
+// axe-core so.
+func NPMFile(ctx context.Context, opts Options, rel string, logw io.Writer) (string, error) {
+	lock, err := os.ReadFile(filepath.Join(opts.Root, "package-lock.json"))
+	if err != nil {
+		return "", err
+	}
+	dir := npmDir(opts, lock)
+	file := filepath.Join(dir, "node_modules", filepath.FromSlash(rel))
+	if _, err := os.Stat(file); err != nil {
+		if err := npmInstall(ctx, opts.Root, dir, logw); err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(file); err != nil {
+			return "", fmt.Errorf("%s is not among the packages package-lock.json installs: %w", rel, err)
+		}
+	}
+	return file, nil
 }
 
 // npmInstall runs `npm ci` for the project's package.json and lockfile in

@@ -860,8 +860,9 @@ func TestLevelCharts(t *testing.T) {
 		}
 		o := chartOptions(t, page, c.id)
 		raw, _ := json.Marshal(o)
+		// The bars lie along the y axis, one system a row.
 		var opt struct {
-			XAxis  []struct{ Data []string } `json:"xAxis"`
+			YAxis  []struct{ Data []string } `json:"yAxis"`
 			Series []struct {
 				Name string
 				Data []struct{ Value any }
@@ -870,11 +871,11 @@ func TestLevelCharts(t *testing.T) {
 		if err := json.Unmarshal(raw, &opt); err != nil {
 			t.Fatal(err)
 		}
-		if len(opt.XAxis) == 0 || len(opt.Series) != 2 || opt.Series[0].Name != "L1" || opt.Series[1].Name != "L2" {
-			t.Errorf("%s: want an x axis and the series L1 and L2, got %s", c.id, raw)
+		if len(opt.YAxis) == 0 || len(opt.Series) != 2 || opt.Series[0].Name != "L1" || opt.Series[1].Name != "L2" {
+			t.Errorf("%s: want a y axis of systems and the series L1 and L2, got %s", c.id, raw)
 			continue
 		}
-		systems := opt.XAxis[0].Data
+		systems := opt.YAxis[0].Data
 		if len(systems) < 7 {
 			t.Errorf("%s names %d systems on its axis, want the 7 or more with published figures by level", c.id, len(systems))
 		}

@@ -100,6 +100,13 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 		}
 		alignDecimals(cells...)
 	}
+	s.RankBy = ds.Ranking()
+	for _, sp := range s.Splits {
+		s.HasLevels = s.HasLevels || !sp.L1Resolved.Missing || !sp.L1Passed.Missing || !sp.L2Resolved.Missing || !sp.L2Passed.Missing
+		s.HasEval = s.HasEval || !sp.FV.Missing || !sp.RT.Missing || !sp.File.Missing
+		s.HasTokens = s.HasTokens || !sp.TokensIn.Missing || !sp.TokensOut.Missing
+		s.HasCost = s.HasCost || !sp.Cost.Missing
+	}
 	s.Flags = flagCounts(subs)
 	for _, c := range metrics.FailureModes(results...) {
 		s.FailureModes = append(s.FailureModes, templates.Count{Label: c.Label, N: c.N})

@@ -422,11 +422,15 @@ type SystemPage struct {
 	Dataset       string
 	DatasetURL    string
 	Splits        []SystemSplit
-	Repos         *RepoSystemTable
-	FailureModes  []Count
-	FailureChart  *Chart         // the failure modes as a chart (paper Figure 4)
-	Flags         []FlagCount    // integrity flags its results carry, over every split
-	Outcomes      []OutcomeTable // per split with per-instance results
+	RankBy        string // what the dataset's boards rank by: "resolved" or "passed"
+	// The splits' table shows these columns when a split has figures for
+	// them.
+	HasLevels, HasEval, HasTokens, HasCost bool
+	Repos                                  *RepoSystemTable
+	FailureModes                           []Count
+	FailureChart                           *Chart         // the failure modes as a chart (paper Figure 4)
+	Flags                                  []FlagCount    // integrity flags its results carry, over every split
+	Outcomes                               []OutcomeTable // per split with per-instance results
 }
 
 // SystemSplit is a system's figures on one split.
@@ -621,6 +625,7 @@ type Chart struct {
 	Title   string
 	Caption string
 	Options any
+	Height  int    // CSS pixels to draw it in; 0 for the stylesheet's
 	Empty   string // why the chart cannot be drawn from the data, if so
 	Table   ChartTable
 }

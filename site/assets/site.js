@@ -334,7 +334,11 @@
 
     var head = el("tr");
     head.appendChild(compareHeader(c, "id", "Instance", false));
-    head.appendChild(compareHeader(c, "repo", "Repository", false));
+    // On a phone the repository goes (the id names it): the systems'
+    // columns stay in view.
+    var repoHead = compareHeader(c, "repo", "Repository", false);
+    repoHead.className = "narrow";
+    head.appendChild(repoHead);
     head.appendChild(compareHeader(c, "level", "Level", true));
     chosen.forEach(function (k) {
       var s = d.systems[k];
@@ -357,9 +361,9 @@
       var i = rows[r];
       var tr = el("tr");
       var th = el("th", { scope: "row" });
-      th.appendChild(el("a", { href: d.base + d.ids[i] + "/" }, d.ids[i]));
+      th.appendChild(breakable(el("a", { href: d.base + d.ids[i] + "/" }), d.ids[i]));
       tr.appendChild(th);
-      tr.appendChild(el("td", {}, d.repos[d.repo[i]]));
+      tr.appendChild(el("td", { "class": "narrow" }, d.repos[d.repo[i]]));
       tr.appendChild(el("td", { "class": "num" }, "L" + d.level[i]));
       chosen.forEach(function (k) {
         var m = marks[d.outcomes[k].charAt(i)] || marks["."];
@@ -380,6 +384,21 @@
       pager.querySelector('[data-page="next"]').disabled = c.page >= pages - 1;
     }
     return [wrap.hidden ? 0 : rows.length, n];
+  }
+
+  // breakable fills e with text that may wrap after its dots and
+  // underscores (<wbr>, so that a copied id stays whole): a long instance
+  // id wraps at its parts on a phone, not anywhere.
+  function breakable(e, text) {
+    var re = /[._]+/g, from = 0, m;
+    while ((m = re.exec(text)) !== null) {
+      var end = m.index + m[0].length;
+      e.appendChild(document.createTextNode(text.slice(from, end)));
+      if (end < text.length) e.appendChild(document.createElement("wbr"));
+      from = end;
+    }
+    if (from < text.length) e.appendChild(document.createTextNode(text.slice(from)));
+    return e;
   }
 
   // compareExtra writes the compare view's page and sort into the URL.
@@ -533,7 +552,22 @@
       options.backgroundColor = "transparent";
       el.removeAttribute("data-drawn");
       el.hidden = false;
-      var chart = window.echarts.init(el, isDark() ? "dark" : null, { renderer: "canvas" });
+      if (el.getAttribute("data-height")) el.style.height = el.getAttribute("data-height") + "px";
+      // Category names (systems) take less room on a phone, where they
+      // wrap onto up to three lines (the build leaves room for them), and
+      // more on a wide screen.
+      [].concat(options.yAxis || []).forEach(function (y) {
+        if (y.type !== "category" || !y.axisLabel) return;
+        y.axisLabel.width = el.clientWidth < 560 ? 110 : el.clientWidth >= 900 ? 240 : 150;
+        if (el.clientWidth < 560) {
+          y.axisLabel.overflow = "break";
+          y.axisLabel.lineHeight = 16;
+        }
+      });
+      // SVG: every text a box the browser can measure (and crisp when
+      // zoomed).
+      var chart = window.echarts.init(el, isDark() ? "dark" : null, { renderer: "svg" });
+      var cramped = placeLabels(chart, options);
       chart.on("finished", function () {
         if (el.hasAttribute("data-drawn")) return;
         el.setAttribute("data-drawn", "1");
@@ -541,8 +575,74 @@
         if (data) data.open = false;
       });
       chart.setOption(options);
+      // Names with no room to be read (a few pixels) are not drawn at all,
+      // rather than as an ellipsis: the tooltip and the table give them.
+      if (cramped.length) {
+        cramped.forEach(function (c) {
+          var d = options.series[c[0]].data[c[1]];
+          if (d && typeof d === "object") d.label = { show: false };
+        });
+        chart.setOption({ series: options.series });
+      }
       charts.push(chart);
     });
+  }
+
+  // placeLabels lays out the names of points (series marked labelPlace by
+  // the build) so that none leaves the chart, runs into another (ECharts
+  // hides the one that would) or sits on the Pareto line: "side" beside
+  // its point, on the side with more room, cut to that room; "front" above
+  // its point on the side away from the line, which comes from below and
+  // leaves to the right: left of the point where there is room, else right
+  // of it up to where the line climbs to the next point.
+  function placeLabels(chart, options) {
+    var line = null, cramped = [];
+    // The narrowest room a name is cut to; less, and it is not drawn.
+    var least = 40;
+    (options.series || []).forEach(function (s) { if (s.type === "line") line = s; });
+    (options.series || []).forEach(function (s, si) {
+      var how = s.labelPlace;
+      if (!how) return;
+      delete s.labelPlace;
+      s.label = s.label || {};
+      s.label.overflow = "truncate";
+      // Room around each name: ECharts hides a name whose box, widened
+      // by this margin, meets another's. It measures a line's height as
+      // the width of a CJK character, which a browser without CJK fonts
+      // draws narrow (7 px for 12 px text): without the margin, names
+      // 10 px apart overlap.
+      s.label.minMargin = 8;
+      s.labelLayout = function (p) {
+        var g = gridRect(chart), r = p.rect, cx = r.x + r.width / 2;
+        if (how === "front") {
+          var left = r.x - g.x - 4, next = g.x + g.width;
+          ((line && line.data) || []).forEach(function (d) {
+            var x = chart.convertToPixel({ seriesIndex: si }, d.value || d)[0];
+            if (x > cx + 1 && x < next) next = x;
+          });
+          var after = next - r.x - r.width - 6;
+          if (Math.max(left, after) < least) cramped.push([si, p.dataIndex]);
+          if (left >= 80 || left >= after) {
+            return { x: r.x, y: r.y, align: "right", verticalAlign: "bottom", width: Math.max(left, 8), hideOverlap: true };
+          }
+          return { x: r.x + r.width, y: r.y, align: "left", verticalAlign: "bottom", width: Math.max(after, 8), hideOverlap: true };
+        }
+        var right = cx < g.x + g.width / 2;
+        var room = right ? chart.getWidth() - (r.x + r.width) - 8 : r.x - g.x - 8;
+        if (room < least) cramped.push([si, p.dataIndex]);
+        return {
+          x: right ? r.x + r.width + 3 : r.x - 3, y: r.y + r.height / 2,
+          align: right ? "left" : "right", verticalAlign: "middle",
+          width: Math.max(Math.min(room, 220), 8), hideOverlap: true
+        };
+      };
+    });
+    return cramped;
+  }
+  function gridRect(chart) {
+    var g = chart.getModel().getComponent("grid", 0);
+    var r = g && g.coordinateSystem && g.coordinateSystem.getRect();
+    return r || { x: 0, y: 0, width: chart.getWidth(), height: chart.getHeight() };
   }
 
   // Copy buttons (the citation's BibTeX): shown only where the clipboard
