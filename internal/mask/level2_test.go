@@ -175,6 +175,36 @@ from textkit import slug
 def test_it(monkeypatch):
     monkeypatch.setattr(slug, "_SEP", "_")
 `,
+	// more-itertools: @patch('more_itertools.recipes.groupby') patched the
+	// original at level 2, not agent_code, and the gold failed.
+	"tests/test_patched.py": `import doctest
+from unittest.mock import patch
+
+from textkit.slug import unique_slug
+
+
+def load_tests(loader, tests, ignore):
+    tests.addTests(doctest.DocTestSuite("textkit.slug"))
+    return tests
+
+
+@patch("textkit.slug._taken", return_value=False)
+def test_it(taken):
+    assert unique_slug("a", {"a"}) == "a"
+`,
+	"tests/test_doctests.py": `import doctest
+
+from textkit.slug import unique_slug
+
+
+def load_tests(loader, tests, ignore):
+    tests.addTests(doctest.DocTestSuite("textkit.slug"))
+    return tests
+
+
+def test_it():
+    assert unique_slug("a", set()) == "a"
+`,
 	"tests/test_careful.py": `from textkit.slug import careful, unique_slug
 
 
@@ -235,7 +265,12 @@ func TestLevel2Package(t *testing.T) {
 		t.Errorf("level 2 interfaces: %+v", res.Level2Interfaces)
 	}
 
+	// A load_tests hook, which pytest never calls, may name the package.
+	if res := mustMask(t, r.write(t), request("tests/test_doctests.py")); res.Level2Test == nil {
+		t.Errorf("tests/test_doctests.py: level 2 refused: %q", res.Level2Problem)
+	}
 	for file, problem := range map[string]string{
+		"tests/test_patched.py": "names textkit.slug._taken of the package in a string",
 		"tests/test_module.py":  "uses the module textkit.slug itself",
 		"tests/test_careful.py": "careful, which the tests use, needs _taken, which the feature removes",
 	} {
@@ -443,8 +478,10 @@ def test_it():
 // statement names. sortedcontainers' SortedSet tests compare with
 // ss._set, an attribute the removed __init__ makes and no interface
 // names: level 2 is refused, naming it. A private method the interfaces
-// show (_check), a private name of another module (sys._getframe) and the
-// tests' own (cachetools' test_func sets self._use_cache) are fine.
+// show (_check), a private name of another module (sys._getframe), the
+// tests' own (cachetools' test_func sets self._use_cache) and one of what
+// an attribute holds (more-itertools: it._executor._shutdown, of a
+// ThreadPoolExecutor) are fine.
 func TestLevel2PrivateAttributes(t *testing.T) {
 	r := repo{
 		"textkit/__init__.py": "",
@@ -477,6 +514,7 @@ def test_it():
     assert sys._getframe() is not None
     assert len(b) == 2
     assert Key(1)._n == 1 and Key(1)._twice() == 2
+    assert b._check.__self__._pool is None or True
 `,
 		"tests/test_set.py": `from textkit.bag import Bag
 

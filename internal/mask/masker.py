@@ -922,6 +922,10 @@ class PackageFiles:
         return rel == top or rel.startswith(top + "/")
 
 
+DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+BY_NAME = {"patch", "setattr", "delattr", "import_module", "__import__"}
+
+
 def level2_rewrite(root, spec):
     """The test file with every name it imports from the package imported
     from agent_code instead (``from pkg.mod import x`` and ``pkg.mod.x``
@@ -937,6 +941,19 @@ def level2_rewrite(root, spec):
 
     ed = Editor(src)
     tree = src.tree
+    # A patch or import given a dotted path into the package by name
+    # (mock's @patch('more_itertools.recipes.groupby'), monkeypatch.setattr,
+    # importlib.import_module) acts on the original, not on agent_code,
+    # whose layout is the agent's. (Other strings, such as a load_tests
+    # hook's DocTestSuite('more_itertools.more'), which pytest never calls,
+    # are left alone.)
+    for node in ast.walk(tree):
+        f = node.func if isinstance(node, ast.Call) else None
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        if name in BY_NAME:
+            for arg in node.args:
+                if _is_str(arg) and DOTTED.match(arg.value) and pf.inside(arg.value):
+                    raise Level2Problem("%s:%d names %s of the package in a string" % (path, node.lineno, arg.value))
     bind = {}  # local name -> dotted module it was imported as (modules of the package only)
     module_imports = []  # import statements that bind package modules
     for node in ast.walk(tree):
@@ -1357,6 +1374,10 @@ def unnamed_private_attributes(root, spec, out):
         if isinstance(n, ast.Attribute) and PRIVATE.match(n.attr):
             if isinstance(n.ctx, ast.Store):
                 own.add(n.attr)  # the tests' own (self._use_cache = ...)
+            elif isinstance(n.value, ast.Attribute):
+                # it._executor._shutdown: an attribute of what _executor
+                # holds (a standard library object), not the package's.
+                continue
             elif not (isinstance(n.value, ast.Name) and n.value.id in others):
                 used.add(n.attr)
         elif isinstance(n, DEFS):
