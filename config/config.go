@@ -48,7 +48,27 @@ type Eval struct {
 	ImagePrefix     string  `toml:"image_prefix"`      // names of the images eval builds: <prefix>/base, <prefix>/env-<repo>
 	Runs            string  `toml:"runs"`              // the folder runs are written to, relative to the project root
 	RerunSample     int     `toml:"rerun_sample"`      // instances validate --rerun evaluates again; 0 for every one
+	// Backend is where the containers run: "local" (the engine at
+	// docker_host) or "swarm" (a Docker Swarm; see Swarm).
+	Backend string `toml:"backend"`
+	Swarm   Swarm  `toml:"swarm"`
 }
+
+// Swarm is [eval.swarm]: the cluster of backend = "swarm" (docs/executors.md).
+// Images are still built on the engine at docker_host, then pushed to the
+// registry, from which the nodes pull them.
+type Swarm struct {
+	Manager string `toml:"manager"` // a manager's engine, in the form of DOCKER_HOST
+	// Registry is the registry's host:port as the nodes reach it.
+	Registry string `toml:"registry"`
+	// PushRegistry is the same registry as the engine at docker_host
+	// reaches it (e.g. 127.0.0.1:5077, which Docker lets be plain HTTP);
+	// Registry when empty.
+	PushRegistry string `toml:"push_registry"`
+}
+
+// Backends are the values of [eval] backend.
+var Backends = []string{"local", "swarm"}
 
 // Site configures cmd/build.
 type Site struct {
@@ -96,6 +116,7 @@ func Default() Config {
 		ImagePrefix:     "featbench",
 		Runs:            "runs",
 		RerunSample:     10,
+		Backend:         "local",
 	}, Collect: Collect{
 		Work:    ".cache/collect",
 		Workers: 1,
@@ -229,7 +250,27 @@ func (c *checker) checkEval(e *Eval) {
 	if e.RerunSample < 0 || e.RerunSample > 1_000_000 {
 		c.add("eval.rerun_sample", "is %d; want 0 (every instance) to 1000000", e.RerunSample)
 	}
+	switch e.Backend {
+	case "local":
+	case "swarm":
+		if !dockerHost.MatchString(e.Swarm.Manager) {
+			c.add("eval.swarm.manager", "%q is not an engine address such as \"unix:///run/featbench-swarm/node1.sock\" or \"tcp://10.0.0.1:2376\" (backend = \"swarm\" needs one)", e.Swarm.Manager)
+		}
+		if !hostPort.MatchString(e.Swarm.Registry) {
+			c.add("eval.swarm.registry", "%q is not a registry's host:port such as \"10.77.0.1:5077\" (backend = \"swarm\" needs one)", e.Swarm.Registry)
+		}
+		if e.Swarm.PushRegistry != "" && !hostPort.MatchString(e.Swarm.PushRegistry) {
+			c.add("eval.swarm.push_registry", "%q is not a registry's host:port such as \"127.0.0.1:5077\"", e.Swarm.PushRegistry)
+		}
+	default:
+		c.add("eval.backend", "is %q; want one of %s", e.Backend, strings.Join(Backends, ", "))
+	}
 }
+
+var (
+	dockerHost = regexp.MustCompile(`^(unix://)?/[^\s]+$|^tcp://[A-Za-z0-9.-]+:[0-9]{1,5}$`)
+	hostPort   = regexp.MustCompile(`^[A-Za-z0-9.-]+:[0-9]{1,5}$`)
+)
 
 var imagePrefix = regexp.MustCompile(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
 

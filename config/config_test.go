@@ -266,6 +266,35 @@ func TestLoadEval(t *testing.T) {
 	}
 }
 
+func TestLoadEvalSwarm(t *testing.T) {
+	cfg, err := config.Load(write(t, "[eval]\nbackend = \"swarm\"\n[eval.swarm]\nmanager = \"unix:///run/featbench-swarm/node1.sock\"\nregistry = \"10.77.0.1:5077\"\npush_registry = \"127.0.0.1:5077\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.Eval.Swarm; cfg.Eval.Backend != "swarm" || s.Manager != "unix:///run/featbench-swarm/node1.sock" || s.Registry != "10.77.0.1:5077" || s.PushRegistry != "127.0.0.1:5077" {
+		t.Errorf("eval = %+v, want the swarm's keys", cfg.Eval)
+	}
+	if cfg, err := config.Load(write(t, "[eval]\nworkers = 2\n")); err != nil || cfg.Eval.Backend != "local" {
+		t.Errorf("default backend = %q (%v), want local", cfg.Eval.Backend, err)
+	}
+	// The file, the line and the field of each problem.
+	path := write(t, "[eval]\nbackend = \"swarm\"\n\n[eval.swarm]\nmanager = \"somewhere\"\nregistry = \"no port\"\nregistyr = \"x\"\n")
+	_, err = config.Load(path)
+	for _, want := range []string{path + ":5", "eval.swarm.manager", path + ":6", "eval.swarm.registry", `did you mean "eval.swarm.registry"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not name %s", err, want)
+		}
+	}
+	_, err = config.Load(write(t, "[eval]\nbackend = \"kubernetes\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "eval.backend") || !strings.Contains(err.Error(), "local, swarm") {
+		t.Errorf("error %v does not name eval.backend and its values", err)
+	}
+	// backend = "swarm" needs its table.
+	if _, err := config.Load(write(t, "[eval]\nbackend = \"swarm\"\n")); err == nil || !strings.Contains(err.Error(), "eval.swarm.manager") {
+		t.Errorf("a swarm without a manager: error %v, want one naming eval.swarm.manager", err)
+	}
+}
+
 func TestBaseURL(t *testing.T) {
 	for _, c := range []struct {
 		base     string

@@ -15,15 +15,18 @@ import (
 )
 
 // newProgress shows a run's progress: a bar with the ETA and the resolved
-// count on a terminal, a line per instance elsewhere (CI logs).
-func newProgress(w io.Writer) evaluate.Progress {
+// count on a terminal, a line per instance elsewhere (CI logs). status,
+// when not nil, adds the executor's state (a swarm's nodes and tasks in
+// flight).
+func newProgress(w io.Writer, status func() string) evaluate.Progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return &barProgress{w: w}
+		return &barProgress{w: w, status: status}
 	}
-	return &lineProgress{w: w}
+	return &lineProgress{w: w, status: status}
 }
 
 type barProgress struct {
+	status   func() string
 	w        io.Writer
 	mu       sync.Mutex
 	bar      *progressbar.ProgressBar
@@ -56,6 +59,9 @@ func (p *barProgress) Done(rep *evaluate.Report, skipped bool) {
 	if p.skipped > 0 {
 		desc += fmt.Sprintf(" (%d done before)", p.skipped)
 	}
+	if p.status != nil {
+		desc += "; " + p.status()
+	}
 	p.bar.Describe(desc)
 	_ = p.bar.Add(1)
 }
@@ -64,6 +70,7 @@ func (p *barProgress) Finish() { _ = p.bar.Finish() }
 
 // lineProgress writes a line per instance and attempt.
 type lineProgress struct {
+	status      func() string
 	w           io.Writer
 	mu          sync.Mutex
 	total, done int
@@ -97,8 +104,15 @@ func (p *lineProgress) Done(rep *evaluate.Report, skipped bool) {
 		left := time.Duration(float64(time.Since(p.start)) / float64(p.done) * float64(p.total-p.done))
 		eta = fmt.Sprintf(", about %s left", left.Round(time.Second))
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s attempt %d: %s (%.1f s); resolved so far %d%s\n",
-		p.done, p.total, rep.InstanceID, rep.Attempt, verdict, rep.Seconds, p.resolved, eta)
+	if rep.Retried != "" {
+		verdict += " (retried: its container was lost)"
+	}
+	state := ""
+	if p.status != nil {
+		state = "; " + p.status()
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s attempt %d: %s (%.1f s); resolved so far %d%s%s\n",
+		p.done, p.total, rep.InstanceID, rep.Attempt, verdict, rep.Seconds, p.resolved, eta, state)
 }
 
 func (p *lineProgress) Finish() {}

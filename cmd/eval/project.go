@@ -14,6 +14,7 @@ import (
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images"
+	"github.com/featbench/featbench/internal/swarm"
 )
 
 // project is what every command reads: the project root, featbench.toml
@@ -85,6 +86,22 @@ func (p *project) runsDir() string {
 // engine connects to the Docker engine featbench.toml names.
 func (p *project) engine(ctx context.Context) (*container.Engine, error) {
 	return container.Connect(ctx, p.cfg.Eval.DockerHost)
+}
+
+// executor is what runs the containers of `run` and `validate --rerun`:
+// eng itself for backend = "local", a swarm for backend = "swarm" (images
+// still built on eng, and pushed from it). status, when not nil, says
+// how the executor is doing, for the progress display.
+func (p *project) executor(ctx context.Context, eng *container.Engine, log io.Writer) (x evaluate.Executor, status func() string, closeFn func() error, err error) {
+	if p.cfg.Eval.Backend != "swarm" {
+		return eng, nil, func() error { return nil }, nil
+	}
+	s := p.cfg.Eval.Swarm
+	sw, err := swarm.Connect(ctx, swarm.Config{Manager: s.Manager, Registry: s.Registry, PushRegistry: s.PushRegistry, Local: eng, Log: log})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sw, sw.Status, sw.Close, nil
 }
 
 // limits are the [eval] limits, with the instance timeout overridden when

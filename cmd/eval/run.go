@@ -122,12 +122,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *workers > 0 {
 		w = *workers
 	}
+	x, status, closeX, err := pr.executor(ctx, eng, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeX()
 	dir := filepath.Join(pr.runsDir(), *id)
-	fmt.Fprintf(stderr, "evaluating %d instances of %s %s (%s), %d attempt(s) each, %d at a time, into %s\n",
-		len(ins), ds.DisplayName(), sp, meta.Predictions, *attempts, w, dir)
+	at := fmt.Sprintf("%d at a time", w)
+	if status != nil {
+		at = "as many at a time as the swarm at " + pr.cfg.Eval.Swarm.Manager + " has room for"
+	}
+	fmt.Fprintf(stderr, "evaluating %d instances of %s %s (%s), %d attempt(s) each, %s, into %s\n",
+		len(ins), ds.DisplayName(), sp, meta.Predictions, *attempts, at, dir)
 	rr, err := evaluate.Run(ctx, evaluate.Config{
 		Meta: meta, Dataset: ds, Predictions: lookup, Gold: *gold, Images: imgs, Dir: dir,
-		Workers: w, Force: *force, Limits: lim, Engine: eng, Progress: newProgress(stderr),
+		Workers: w, Force: *force, Limits: lim, Engine: x, Progress: newProgress(stderr, status),
 	})
 	if err != nil {
 		return err

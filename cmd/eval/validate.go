@@ -71,7 +71,12 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				if err != nil {
 					return nil, err
 				}
-				cfg.Images, cfg.Engine, cfg.Limits, cfg.Workers, cfg.Progress = imgs, eng, lim, pr.cfg.Eval.Workers, newProgress(stderr)
+				x, status, closeX, err := pr.executor(ctx, eng, stderr)
+				if err != nil {
+					return nil, err
+				}
+				defer closeX()
+				cfg.Images, cfg.Engine, cfg.Limits, cfg.Workers, cfg.Progress = imgs, x, lim, pr.cfg.Eval.Workers, newProgress(stderr, status)
 				return evaluate.Run(ctx, cfg)
 			}}
 	}

@@ -34,6 +34,14 @@ const DefaultMaxCopyOut = 64 << 20
 // missing), owned by root. Parent folders are created as needed; existing
 // files are replaced.
 func (c *Container) CopyIn(ctx context.Context, dest string, files []File) error {
+	err := c.copyIn(ctx, dest, files)
+	if err != nil && c.lost != nil {
+		err = c.lost(err)
+	}
+	return err
+}
+
+func (c *Container) copyIn(ctx context.Context, dest string, files []File) error {
 	if !path.IsAbs(dest) {
 		return fmt.Errorf("copy into %s: destination %q is not absolute", c.Name, dest)
 	}
@@ -119,6 +127,14 @@ func cleanRel(p string) (string, error) {
 // path would escape src. When src does not exist, the error wraps
 // fs.ErrNotExist.
 func (c *Container) CopyOut(ctx context.Context, src string, maxBytes int64) ([]File, error) {
+	files, err := c.copyOut(ctx, src, maxBytes)
+	if err != nil && c.lost != nil {
+		err = c.lost(err)
+	}
+	return files, err
+}
+
+func (c *Container) copyOut(ctx context.Context, src string, maxBytes int64) ([]File, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxCopyOut
 	}

@@ -72,6 +72,15 @@ const (
 // which case the command's processes are killed before Exec returns and the
 // result holds the output captured so far.
 func (c *Container) Exec(ctx context.Context, argv []string, opts ExecOptions) (ExecResult, error) {
+	res, err := c.exec(ctx, argv, opts)
+	if c.lost != nil && (err != nil || res.ExitCode != 0) {
+		// A command killed with its container looks like one that failed.
+		err = c.lost(err)
+	}
+	return res, err
+}
+
+func (c *Container) exec(ctx context.Context, argv []string, opts ExecOptions) (ExecResult, error) {
 	if len(argv) == 0 {
 		return ExecResult{}, errors.New("exec: empty command")
 	}

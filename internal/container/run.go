@@ -70,6 +70,11 @@ type Container struct {
 	eng     *Engine
 	mu      sync.Mutex
 	removed bool
+	// lost, set for an adopted container (Adopt), turns the error of an
+	// operation whose container or engine is gone into ErrLost.
+	lost func(err error) error
+	// afterRemove, set for an adopted container, removes what started it.
+	afterRemove func() error
 }
 
 // Start creates and starts a container that runs `sleep infinity` under an
@@ -107,14 +112,8 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	}
 	if spec.Limits.Tmp > 0 {
 		host.Tmpfs = map[string]string{}
-		// /tmp gets the bound; the others, which nothing needs much of,
-		// a sliver of it, so that together they stay within it.
-		for i, d := range tmpDirs {
-			size := spec.Limits.Tmp
-			if i > 0 {
-				size = max(spec.Limits.Tmp/64, 1<<20)
-			}
-			host.Tmpfs[d] = fmt.Sprintf("rw,nosuid,nodev,mode=1777,size=%d", size)
+		for _, m := range TmpMounts(spec.Limits) {
+			host.Tmpfs[m.Path] = fmt.Sprintf("rw,nosuid,nodev,mode=1777,size=%d", m.Size)
 		}
 	}
 	if spec.Limits.Pids > 0 {
@@ -182,6 +181,9 @@ func randomHex(n int) string {
 // Remove force-removes the container, killing what runs in it. It uses its
 // own context, so it works when the caller's was cancelled, and it is safe
 // to call more than once (and on a container already gone).
+//
+// For an adopted container (Adopt), what started it is removed too, even
+// when its engine is gone.
 func (c *Container) Remove() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -192,7 +194,18 @@ func (c *Container) Remove() error {
 	defer cancel()
 	_, err := c.eng.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) && !removing(err) {
-		return fmt.Errorf("remove container %s: %w", c.Name, err)
+		err = fmt.Errorf("remove container %s: %w", c.Name, err)
+	} else {
+		err = nil
+	}
+	if c.afterRemove != nil {
+		if aerr := c.afterRemove(); aerr != nil {
+			return errors.Join(err, aerr)
+		}
+		c.afterRemove = nil
+	}
+	if err != nil {
+		return err
 	}
 	c.removed = true
 	return nil

@@ -150,4 +150,8 @@ type Report struct {
 	// failed, the image is missing): not the prediction's doing, and not
 	// a result. Such a report is not a completion: a re-run tries again.
 	Error string `json:"error,omitempty"`
+	// Retried says the attempt was evaluated a second time, from the
+	// start, because its container or the node running it was lost (a
+	// swarm node stopped), and why: this report is the second's.
+	Retried string `json:"retried,omitempty"`
 }

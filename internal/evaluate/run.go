@@ -78,8 +78,24 @@ type Config struct {
 	Workers     int
 	Force       bool // evaluate again what a previous run of this id finished
 	Limits      Limits
-	Engine      *container.Engine
-	Progress    Progress // nil: no progress display
+	// Engine runs the containers: the local engine (*container.Engine)
+	// or a swarm (*swarm.Executor).
+	Engine   Executor
+	Progress Progress // nil: no progress display
+}
+
+// Executor runs a run's containers: starts them, and removes the ones a
+// killed run left, by label.
+type Executor interface {
+	starter
+	RemoveContainers(ctx context.Context, labelFilter map[string]string, keep func(labels map[string]string) bool) (int, error)
+}
+
+// admitter is an Executor that decides how many containers run at once
+// (a swarm, by its free resources): Admit waits for room for one more
+// container with these limits; release gives it back.
+type admitter interface {
+	Admit(ctx context.Context, lim container.Limits) (release func(), err error)
 }
 
 // Progress hears about a run as it goes: a terminal bar, or lines in a log.
@@ -132,26 +148,46 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 		cfg.Progress.Start(len(tasks))
 		defer cfg.Progress.Finish()
 	}
-	workers := max(cfg.Workers, 1)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
+	adm, _ := cfg.Engine.(admitter)
+	if adm == nil {
+		g.SetLimit(max(cfg.Workers, 1))
+	}
 	var mu sync.Mutex
 	var firstInfra error
+	var admitErr error // the executor could not say where to run (no node left)
 	for _, tk := range tasks {
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
-			dir := attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)
-			if !cfg.Force {
-				if rep, err := ReadReport(dir); err == nil && rep.Error == "" {
-					if cfg.Progress != nil {
-						cfg.Progress.Done(rep, true)
-					}
-					return nil
+		dir := attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)
+		if !cfg.Force {
+			if rep, err := ReadReport(dir); err == nil && rep.Error == "" {
+				if cfg.Progress != nil {
+					cfg.Progress.Done(rep, true)
 				}
+				continue
 			}
-			rep, err := evaluateOne(gctx, cfg, tk, dir, owner)
+		}
+		release := func() {}
+		if adm != nil {
+			// Tasks are admitted in order, as room frees up.
+			r, err := adm.Admit(gctx, containerLimits(cfg.Limits))
+			if err != nil {
+				admitErr = err
+				break
+			}
+			release = r
+		}
+		g.Go(func() error {
+			defer release()
+			rep, err := evaluateOne(gctx, cfg, tk, dir, owner, "")
+			if errors.Is(err, container.ErrLost) && gctx.Err() == nil {
+				// Its container or node went away: not the prediction's
+				// doing. Once more from the start, recorded; the executor
+				// places it elsewhere.
+				rep, err = evaluateOne(gctx, cfg, tk, dir, owner, err.Error())
+			}
 			if cfg.Progress != nil && rep != nil {
 				cfg.Progress.Done(rep, false)
 			}
@@ -174,12 +210,19 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if admitErr != nil {
+		// What finished is kept; running the command again resumes.
+		return nil, admitErr
+	}
 	return Finish(cfg.Dir, cfg.Dataset, cfg.Meta)
 }
 
 // evaluateOne evaluates a task into its folder: the prediction and the log
 // as it goes, the test outputs, and the report last.
-func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*Report, error) {
+//
+// retried, when not empty, says why this is the attempt's second
+// evaluation: it heads the log and is the report's retried.
+func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner, retried string) (*Report, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("clearing %s: %w", dir, err)
 	}
@@ -205,6 +248,9 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*
 		return nil, fmt.Errorf("creating the log: %w", err)
 	}
 	defer logf.Close()
+	if retried != "" {
+		fmt.Fprintf(logf, "retried: the first evaluation of this attempt lost its container: %s\n\n", retried)
+	}
 	image := cfg.Images[tk.in.Repo]
 	if image == "" {
 		return nil, fmt.Errorf("no environment image for repository %s", tk.in.Repo)
@@ -219,6 +265,7 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner string) (*
 	}
 	rep, files, err := Evaluate(ctx, cfg.Engine, t, cfg.Limits, logf)
 	rep.Trajectory = trajectory
+	rep.Retried = retried
 	for name, data := range files {
 		if werr := os.WriteFile(filepath.Join(dir, TestsDir, name), data, 0o644); werr != nil && err == nil {
 			err = fmt.Errorf("writing %s: %w", name, werr)
@@ -256,7 +303,7 @@ func ReadReport(dir string) (*Report, error) {
 // expired: a killed run leaves its containers behind, and a live run's
 // container never outlives its instance's deadline. A container without
 // an expiry (an older version's) is left alone.
-func removeLeftovers(ctx context.Context, eng *container.Engine, now time.Time) error {
+func removeLeftovers(ctx context.Context, eng Executor, now time.Time) error {
 	_, err := eng.RemoveContainers(ctx, map[string]string{LabelProject: "1", LabelKind: "eval"}, func(labels map[string]string) bool {
 		exp, err := strconv.ParseInt(labels[LabelExpires], 10, 64)
 		return err != nil || now.Unix() <= exp

@@ -1,0 +1,190 @@
+package container
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+)
+
+// ErrLost says that a container, or the engine running it, went away while
+// something ran in it: an infrastructure failure (a node of a cluster
+// stopped), not an outcome of what ran. Only adopted containers (Adopt)
+// report it.
+var ErrLost = errors.New("the container or its engine is gone")
+
+// lostCheckTimeout bounds the check that tells a lost container from a
+// failed command.
+const lostCheckTimeout = 10 * time.Second
+
+// AdoptOptions tune Adopt.
+type AdoptOptions struct {
+	// AfterRemove runs when the container is removed (Remove), after it:
+	// it removes what started the container (a swarm service), which would
+	// otherwise start another one. It runs even when the engine is gone.
+	AfterRemove func() error
+	// OnLost, when set, hears of each operation that found the container
+	// or its engine gone.
+	OnLost func(err error)
+}
+
+// Adopt returns the running container id of this engine, which something
+// other than Start started (a swarm task), as a Container: commands run
+// in it and files are copied as in one from Start.
+//
+// Adopt refuses a container that is not running or that has a network
+// (an interface with an address, or the host's): the harness's
+// containers have none, and a swarm service cannot say "no network" as
+// docker run --network none does; the node's engine must give it none
+// (dockerd --bridge=none, no network attached).
+//
+// An adopted container's Exec (failed, or with a non-zero exit status),
+// CopyIn and CopyOut check that the container still runs when they fail:
+// if it or its engine is gone, the error wraps ErrLost.
+func (e *Engine) Adopt(ctx context.Context, id string, opts AdoptOptions) (*Container, error) {
+	res, err := e.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("adopt container %s on %s: %w", id, e.host, err)
+		}
+		// Gone already, or its engine with it.
+		return nil, fmt.Errorf("%w: adopt container %s on %s: %w", ErrLost, id, e.host, err)
+	}
+	ins := res.Container
+	c := &Container{ID: ins.ID, Name: trimSlash(ins.Name), eng: e, afterRemove: opts.AfterRemove}
+	refuse := func(format string, args ...any) (*Container, error) {
+		err := fmt.Errorf("adopt container %s on %s: "+format, append([]any{c.Name, e.host}, args...)...)
+		if rerr := c.Remove(); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return nil, err
+	}
+	if ins.State == nil || !ins.State.Running {
+		return refuse("%w: it is not running", ErrLost)
+	}
+	if ins.HostConfig != nil && ins.HostConfig.NetworkMode.IsHost() {
+		return refuse("it has the host's network")
+	}
+	if ins.NetworkSettings != nil {
+		for name, ep := range ins.NetworkSettings.Networks {
+			if ep != nil && (ep.IPAddress.IsValid() || ep.GlobalIPv6Address.IsValid()) {
+				return refuse("it has network %s (%s): the node's engine must run with --bridge=none", name, ep.IPAddress)
+			}
+		}
+	}
+	c.lost = func(err error) error {
+		if lerr := c.gone(err); lerr != nil {
+			if opts.OnLost != nil {
+				opts.OnLost(lerr)
+			}
+			return lerr
+		}
+		return err
+	}
+	return c, nil
+}
+
+// gone checks, after an operation failed with err (nil: a command exited
+// non-zero), whether the container or its engine went away, and returns
+// the error saying so, wrapping ErrLost; nil when the container still
+// runs (the failure is the operation's own). A cancelled or expired
+// context is the caller's doing, never a loss.
+func (c *Container) gone(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lostCheckTimeout)
+	defer cancel()
+	res, ierr := c.eng.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+	var why string
+	switch {
+	case cerrdefs.IsNotFound(ierr):
+		why = "the container is gone"
+	case ierr != nil:
+		why = fmt.Sprintf("its engine at %s does not answer (%v)", c.eng.host, ierr)
+	case res.Container.State == nil || !res.Container.State.Running:
+		why = "the container stopped"
+	default:
+		return nil
+	}
+	if err == nil {
+		return fmt.Errorf("%w: %s: %s", ErrLost, c.Name, why)
+	}
+	return fmt.Errorf("%w: %s: %s; the operation failed with: %v", ErrLost, c.Name, why, err)
+}
+
+func trimSlash(name string) string {
+	if len(name) > 0 && name[0] == '/' {
+		return name[1:]
+	}
+	return name
+}
+
+// KeptCapabilities are the only capabilities the containers of Start keep,
+// for executors that start them otherwise (a swarm service's spec).
+func KeptCapabilities() []string { return slices.Clone(keptCaps) }
+
+// TmpMount is a size-bounded tmpfs of Limits.Tmp.
+type TmpMount struct {
+	Path string
+	Size int64 // bytes
+}
+
+// TmpMounts are the tmpfs mounts that Start gives a container with lim:
+// /tmp of lim.Tmp bytes; the others, which nothing needs much of, a
+// sliver of it, so that together they stay within it. None when lim.Tmp
+// is zero.
+func TmpMounts(lim Limits) []TmpMount {
+	if lim.Tmp <= 0 {
+		return nil
+	}
+	var out []TmpMount
+	for i, d := range tmpDirs {
+		size := lim.Tmp
+		if i > 0 {
+			size = max(lim.Tmp/64, 1<<20)
+		}
+		out = append(out, TmpMount{Path: d, Size: size})
+	}
+	return out
+}
+
+// ImageID returns the ID (sha256:...) of the image ref.
+func (e *Engine) ImageID(ctx context.Context, ref string) (string, error) {
+	res, err := e.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		return "", fmt.Errorf("inspect image %s: %w", ref, err)
+	}
+	return res.ID, nil
+}
+
+// Tag gives the image src the further name dst.
+func (e *Engine) Tag(ctx context.Context, src, dst string) error {
+	if _, err := e.cli.ImageTag(ctx, client.ImageTagOptions{Source: src, Target: dst}); err != nil {
+		return fmt.Errorf("tag %s as %s: %w", src, dst, err)
+	}
+	return nil
+}
+
+// Push pushes the image ref (a name with its registry and tag) to its
+// registry, copying the engine's progress messages to log (if not nil).
+// An error reported inside the stream is an error.
+func (e *Engine) Push(ctx context.Context, ref string, log io.Writer) error {
+	res, err := e.cli.ImagePush(ctx, ref, client.ImagePushOptions{
+		// The registry needs no credentials; the engine wants a header.
+		RegistryAuth: "e30=", // base64 of {}
+	})
+	if err != nil {
+		return fmt.Errorf("push %s: %w", ref, err)
+	}
+	defer res.Close()
+	if out, err := readStream(res, log); err != nil {
+		return fmt.Errorf("push %s: %w\n--- end of the push output ---\n%s", ref, err, lastLines(out, 20))
+	}
+	return nil
+}

@@ -1,0 +1,449 @@
+// Package swarm runs the harness's containers on a Docker Swarm: the
+// executor behind `[eval] backend = "swarm"` (docs/executors.md).
+//
+// The flows (internal/evaluate, collection's verification, eval infer)
+// start a container, run commands in it, copy files in and out, and
+// remove it. Swarm cannot exec into a task through the manager, so Start
+// creates a replicated-job service whose one task runs the keep-alive
+// command a local container runs, with the same limits (as both limits
+// and reservations, so that the scheduler places it where it fits), waits
+// for the task to run, and adopts the task's container on its node's
+// engine (internal/container's Adopt): commands and copies then go to
+// that engine, exactly as for a local container. Remove removes the
+// container and the service.
+//
+// Each node's engine address is the node label featbench.engine
+// (scripts/provision-swarm.sh sets it). Images are built on the local
+// engine and pushed to the registry under content-addressed tags (the
+// image ID), once. A node found gone is not given another task by this
+// executor; the run retries the attempt that was on it (internal/evaluate).
+package swarm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/api/types/swarm"
+	"github.com/moby/moby/client"
+
+	"github.com/featbench/featbench/internal/container"
+)
+
+// EngineLabel is the node label holding the address of the node's engine,
+// in the form of DOCKER_HOST.
+const EngineLabel = "featbench.engine"
+
+// Config is a swarm to run containers on.
+type Config struct {
+	// Manager is a manager node's engine, in the form of DOCKER_HOST.
+	Manager string
+	// Registry is the registry's host:port as the nodes reach it.
+	Registry string
+	// PushRegistry is the same registry as Local reaches it; Registry
+	// when empty.
+	PushRegistry string
+	// Local is the engine the images are built on and pushed from.
+	Local *container.Engine
+	// Log, when not nil, hears of pushes and of nodes found lost.
+	Log io.Writer
+}
+
+// Executor starts containers as swarm services. It is safe for concurrent
+// use.
+type Executor struct {
+	cfg  Config
+	cli  *client.Client
+	http *http.Client
+
+	mu      sync.Mutex
+	engines map[string]*container.Engine // by node ID
+	images  map[string]*pushed           // by local reference
+	lost    map[string]string            // node ID -> why
+	ours    map[string]bool              // IDs of the services this executor made and has not removed
+	pushes  int
+
+	adm admission
+}
+
+// pushed is an image's push to the registry, done once.
+type pushed struct {
+	mu  sync.Mutex
+	ref string // the name the nodes pull it by, once pushed
+}
+
+// pingTimeout bounds the check that the manager answers.
+const pingTimeout = 15 * time.Second
+
+// Connect connects to the swarm's manager and checks that it manages a
+// swarm.
+func Connect(ctx context.Context, cfg Config) (*Executor, error) {
+	if cfg.Local == nil {
+		return nil, errors.New("swarm: no local engine to push images from")
+	}
+	if cfg.Registry == "" {
+		return nil, errors.New("swarm: no registry")
+	}
+	if cfg.PushRegistry == "" {
+		cfg.PushRegistry = cfg.Registry
+	}
+	cli, err := client.New(client.WithHost(cfg.Manager))
+	if err != nil {
+		return nil, fmt.Errorf("swarm manager %s: %w", cfg.Manager, err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if _, err := cli.Ping(pctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("cannot reach the swarm manager at %s (scripts/provision-swarm.sh starts a swarm): %w", cfg.Manager, err)
+	}
+	x := &Executor{
+		cfg: cfg, cli: cli, http: &http.Client{Timeout: time.Minute},
+		engines: map[string]*container.Engine{}, images: map[string]*pushed{}, lost: map[string]string{}, ours: map[string]bool{},
+	}
+	x.adm.x = x
+	if _, err := x.nodes(ctx); err != nil {
+		x.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// Close releases the connections to the manager and the nodes. Services
+// are left as they are.
+func (x *Executor) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var errs []error
+	for _, e := range x.engines {
+		errs = append(errs, e.Close())
+	}
+	x.engines = map[string]*container.Engine{}
+	errs = append(errs, x.cli.Close())
+	return errors.Join(errs...)
+}
+
+// Manager is the manager's address.
+func (x *Executor) Manager() string { return x.cfg.Manager }
+
+// Pushes is how many images this executor pushed to the registry.
+func (x *Executor) Pushes() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.pushes
+}
+
+func (x *Executor) logf(format string, args ...any) {
+	if x.cfg.Log != nil {
+		fmt.Fprintf(x.cfg.Log, "swarm: "+format+"\n", args...)
+	}
+}
+
+// node is a node the executor may place tasks on.
+type node struct {
+	ID, Engine string
+	NanoCPUs   int64
+	Memory     int64
+}
+
+// nodes lists the nodes that are ready, active and not found lost, with
+// their resources. A swarm without one is an error.
+func (x *Executor) nodes(ctx context.Context) ([]node, error) {
+	res, err := x.cli.NodeList(ctx, client.NodeListOptions{})
+	if err != nil {
+		if strings.Contains(err.Error(), "not a swarm manager") || strings.Contains(err.Error(), "swarm mode") {
+			return nil, fmt.Errorf("the engine at %s is not a swarm manager: %w", x.cfg.Manager, err)
+		}
+		return nil, fmt.Errorf("listing the swarm's nodes: %w", err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []node
+	for _, n := range res.Items {
+		if n.Status.State != swarm.NodeStateReady || n.Spec.Availability != swarm.NodeAvailabilityActive || x.lost[n.ID] != "" {
+			continue
+		}
+		out = append(out, node{
+			ID: n.ID, Engine: n.Spec.Labels[EngineLabel],
+			NanoCPUs: n.Description.Resources.NanoCPUs, Memory: n.Description.Resources.MemoryBytes,
+		})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the swarm at %s has no ready node", x.cfg.Manager)
+	}
+	return out, nil
+}
+
+// markLost records that a node is gone: no task of this executor goes
+// there again.
+func (x *Executor) markLost(nodeID string, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.lost[nodeID] == "" {
+		x.lost[nodeID] = err.Error()
+		x.logf("node %s lost: %v", nodeID, err)
+	}
+}
+
+// Lost lists the nodes found lost, by ID, with why.
+func (x *Executor) Lost() map[string]string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range x.lost {
+		out[k] = v
+	}
+	return out
+}
+
+// engine is the connection to a node's engine, made once.
+func (x *Executor) engine(ctx context.Context, nodeID string) (*container.Engine, error) {
+	x.mu.Lock()
+	e := x.engines[nodeID]
+	x.mu.Unlock()
+	if e != nil {
+		return e, nil
+	}
+	res, err := x.cli.NodeInspect(ctx, nodeID, client.NodeInspectOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("inspect node %s: %w", nodeID, err)
+	}
+	host := res.Node.Spec.Labels[EngineLabel]
+	if host == "" {
+		return nil, fmt.Errorf("node %s (%s) has no %s label naming its engine: docker node update --label-add %s=ADDRESS %s",
+			nodeID, res.Node.Description.Hostname, EngineLabel, EngineLabel, nodeID)
+	}
+	e, err = container.Connect(ctx, host)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", nodeID, err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if old := x.engines[nodeID]; old != nil {
+		e.Close()
+		return old, nil
+	}
+	x.engines[nodeID] = e
+	return e, nil
+}
+
+// errNotSwarm is returned for specs the swarm cannot run as the local
+// engine would.
+var errNotSwarm = errors.New("not possible on a swarm")
+
+// Start starts a container for spec as a replicated-job service of one
+// task and returns it once it runs, adopted on its node's engine. It
+// waits, as long as ctx allows, while no node has room for it. If Start
+// fails after the service was made, the service is removed.
+func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.Container, error) {
+	switch {
+	case spec.Image == "":
+		return nil, errors.New("start container: no image")
+	case len(spec.Binds) > 0:
+		return nil, fmt.Errorf("start container from %s: bind mounts of this machine's folders are %w", spec.Image, errNotSwarm)
+	case spec.Network:
+		return nil, fmt.Errorf("start container from %s: a network is %w (the nodes run without one)", spec.Image, errNotSwarm)
+	}
+	ref, err := x.push(ctx, spec.Image)
+	if err != nil {
+		return nil, err
+	}
+	svc := x.serviceSpec(spec, ref)
+	created, err := x.cli.ServiceCreate(ctx, client.ServiceCreateOptions{Spec: svc})
+	if err != nil {
+		return nil, fmt.Errorf("create service from %s: %w", ref, err)
+	}
+	x.mu.Lock()
+	x.ours[created.ID] = true
+	x.mu.Unlock()
+	remove := func() error { return x.removeService(created.ID, svc.Name) }
+	task, err := x.waitRunning(ctx, created.ID, svc.Name)
+	if err != nil {
+		return nil, errors.Join(err, remove())
+	}
+	eng, err := x.engine(ctx, task.NodeID)
+	if err != nil {
+		x.markLost(task.NodeID, err)
+		return nil, errors.Join(fmt.Errorf("%w: service %s: %w", container.ErrLost, svc.Name, err), remove())
+	}
+	c, err := eng.Adopt(ctx, task.Status.ContainerStatus.ContainerID, container.AdoptOptions{
+		AfterRemove: remove,
+		OnLost:      func(err error) { x.markLost(task.NodeID, err) },
+	})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("service %s on node %s: %w", svc.Name, task.NodeID, err), remove())
+	}
+	return c, nil
+}
+
+// serviceSpec is the service that runs spec's container from the
+// registry's image ref: what Start (internal/container) gives a local
+// container, as a swarm service says it.
+func (x *Executor) serviceSpec(spec container.Spec, ref string) swarm.ServiceSpec {
+	one := uint64(1)
+	yes := true
+	lim := spec.Limits
+	var mounts []mount.Mount
+	for _, m := range container.TmpMounts(lim) {
+		mounts = append(mounts, mount.Mount{Type: mount.TypeTmpfs, Target: m.Path, TmpfsOptions: &mount.TmpfsOptions{SizeBytes: m.Size, Mode: 0o1777}})
+	}
+	x.mu.Lock()
+	var constraints []string
+	for id := range x.lost {
+		constraints = append(constraints, "node.id!="+id)
+	}
+	x.mu.Unlock()
+	name := serviceName(spec.Name)
+	return swarm.ServiceSpec{
+		Annotations: swarm.Annotations{Name: name, Labels: spec.Labels},
+		Mode:        swarm.ServiceMode{ReplicatedJob: &swarm.ReplicatedJob{MaxConcurrent: &one, TotalCompletions: &one}},
+		TaskTemplate: swarm.TaskSpec{
+			ContainerSpec: &swarm.ContainerSpec{
+				Image: ref, Labels: spec.Labels, Command: []string{"sleep", "infinity"}, Dir: spec.WorkDir, Env: spec.Env,
+				Init: &yes, CapabilityDrop: []string{"ALL"}, CapabilityAdd: container.KeptCapabilities(), Mounts: mounts,
+				// Engines before API 1.46 ignore this; docs/executors.md.
+				Privileges: &swarm.Privileges{NoNewPrivileges: true},
+			},
+			Resources: &swarm.ResourceRequirements{
+				Limits:       &swarm.Limit{NanoCPUs: lim.NanoCPUs, MemoryBytes: lim.Memory, Pids: lim.Pids},
+				Reservations: &swarm.Resources{NanoCPUs: lim.NanoCPUs, MemoryBytes: lim.Memory},
+			},
+			// The task is the harness's: if it ends, the attempt failed,
+			// and the run, not the swarm, decides what to do again.
+			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionNone},
+			Placement:     &swarm.Placement{Constraints: constraints},
+		},
+	}
+}
+
+// serviceName makes a unique service name from prefix: letters, digits
+// and '-', at most 63 characters.
+func serviceName(prefix string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(prefix) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if len(name) > 45 {
+		name = name[:45]
+	}
+	if name == "" {
+		name = "featbench"
+	}
+	return name + "-" + randomHex(6)
+}
+
+// waitRunning waits for the service's task to run and returns it. A task
+// that ended (rejected, failed: an image that cannot be pulled, a limit
+// the node cannot apply) is an error with the swarm's message; one on a
+// node that went down is ErrLost.
+func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task, error) {
+	pause := 50 * time.Millisecond
+	for {
+		res, err := x.cli.TaskList(ctx, client.TaskListOptions{Filters: make(client.Filters).Add("service", id)})
+		if err != nil {
+			return swarm.Task{}, fmt.Errorf("service %s: listing its task: %w", name, err)
+		}
+		for _, t := range res.Items {
+			switch t.Status.State {
+			case swarm.TaskStateRunning:
+				if t.Status.ContainerStatus == nil || t.Status.ContainerStatus.ContainerID == "" {
+					continue
+				}
+				return t, nil
+			case swarm.TaskStateFailed, swarm.TaskStateRejected, swarm.TaskStateComplete, swarm.TaskStateShutdown, swarm.TaskStateOrphaned, swarm.TaskStateRemove:
+				err := fmt.Errorf("service %s: its task %s on node %s: %s %s", name, t.Status.State, t.NodeID, t.Status.Message, t.Status.Err)
+				if t.Status.State == swarm.TaskStateOrphaned {
+					err = fmt.Errorf("%w: %w", container.ErrLost, err)
+				}
+				return swarm.Task{}, err
+			}
+			if t.NodeID != "" && x.nodeDown(ctx, t.NodeID) {
+				err := fmt.Errorf("%w: service %s: its node %s is down", container.ErrLost, name, t.NodeID)
+				x.markLost(t.NodeID, err)
+				return swarm.Task{}, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return swarm.Task{}, fmt.Errorf("service %s: waiting for its task to run: %w", name, ctx.Err())
+		case <-time.After(pause):
+		}
+		pause = min(pause*2, time.Second)
+	}
+}
+
+// nodeDown says whether the manager sees the node as down (or gone).
+func (x *Executor) nodeDown(ctx context.Context, id string) bool {
+	res, err := x.cli.NodeInspect(ctx, id, client.NodeInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		return true
+	}
+	return err == nil && res.Node.Status.State == swarm.NodeStateDown
+}
+
+// removeService removes a service of this executor, with a fresh
+// context: it runs when the caller's may be cancelled.
+func (x *Executor) removeService(id, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := x.cli.ServiceRemove(ctx, id, client.ServiceRemoveOptions{})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("remove service %s: %w", name, err)
+	}
+	x.mu.Lock()
+	delete(x.ours, id)
+	x.mu.Unlock()
+	return nil
+}
+
+// RemoveContainers removes the services that have every label of
+// labelFilter, except those for which keep (if not nil) returns true, and
+// returns how many it removed: the swarm's side of a killed run's
+// leftovers, as (*container.Engine).RemoveContainers is the local one's.
+// An empty labelFilter is refused.
+func (x *Executor) RemoveContainers(ctx context.Context, labelFilter map[string]string, keep func(labels map[string]string) bool) (int, error) {
+	if len(labelFilter) == 0 {
+		return 0, errors.New("remove services: no label filter")
+	}
+	ctx = context.WithoutCancel(ctx)
+	f := make(client.Filters)
+	for k, v := range labelFilter {
+		if v == "" {
+			f.Add("label", k)
+		} else {
+			f.Add("label", k+"="+v)
+		}
+	}
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	res, err := x.cli.ServiceList(lctx, client.ServiceListOptions{Filters: f})
+	cancel()
+	if err != nil {
+		return 0, fmt.Errorf("remove services: listing them: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, s := range res.Items {
+		if keep != nil && keep(s.Spec.Labels) {
+			continue
+		}
+		if err := x.removeService(s.ID, s.Spec.Name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Starts a real multi-node Docker Swarm on this one machine, and a registry,
+# for the tests of internal/swarm and `eval run` with [eval] backend =
+# "swarm" (docs/executors.md).
+#
+# Each node is its own dockerd in its own network namespace (fbswarmN,
+# made with ip netns add and entered with nsenter --net),
+# joined by a veth pair to a Linux bridge on the host (fbswarm0,
+# 10.77.0.1/24), with its own --data-root, --exec-root and unix socket
+# (/run/featbench-swarm/nodeN.sock), no bridge network and no iptables
+# rules: nothing of the host's own engines is touched. Node 1 is the
+# manager (docker swarm init --advertise-addr 10.77.0.11); the others join
+# as workers. Each node carries the label featbench.engine=<its socket>,
+# which is how the executor reaches a task's container on its node.
+#
+# The registry is Debian's docker-registry (2.8), listening on the bridge
+# and on the host's loopback at port 5077, storing under
+# /var/lib/featbench-swarm/registry. The nodes know it as 10.77.0.1:5077
+# (--insecure-registry); an engine on the host pushes to 127.0.0.1:5077,
+# which Docker treats as insecure by default.
+#
+# Idempotent: installs what is missing (docker.io, docker-registry,
+# iproute2), reuses what already answers, restarts a node whose engine
+# stopped (it rejoins the swarm from its data root).
+#
+# Progress goes to stderr; stdout carries only lines to eval:
+#   eval "$(bash scripts/provision-swarm.sh)"    # sets FEATBENCH_SWARM_*
+#   bash scripts/provision-swarm.sh --stop       # stops nodes and registry, removes the namespaces
+#   bash scripts/provision-swarm.sh --stop-node N  # stops node N's engine (tests: a node lost)
+# FEATBENCH_SWARM_NODES (default 3) is how many nodes to start.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+NODES="${FEATBENCH_SWARM_NODES:-3}"
+BRIDGE=fbswarm0
+SUBNET=10.77.0
+HOSTIP="$SUBNET.1"
+PORT=5077
+RUN=/run/featbench-swarm
+LIB=/var/lib/featbench-swarm
+LOGDIR=/var/log/featbench-swarm
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+log() { echo "provision-swarm: $*" >&2; }
+
+sock() { echo "$RUN/node$1.sock"; }
+nodeip() { echo "$SUBNET.$((10 + $1))"; }
+dk() { local n=$1; shift; timeout 60 docker -H "unix://$(sock "$n")" "$@"; }
+answers() { [ -S "$(sock "$1")" ] && timeout 10 docker -H "unix://$(sock "$1")" info >/dev/null 2>&1; }
+
+stop_node() {
+	local n=$1 pid
+	pid="$(cat "$RUN/node$n.pid" 2>/dev/null || true)"
+	if [ -n "$pid" ] && $SUDO kill "$pid" 2>/dev/null; then
+		for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+		log "stopped node $n (dockerd pid $pid)"
+	fi
+}
+
+if [ "${1:-}" = "--stop-node" ]; then
+	stop_node "$2"
+	exit 0
+fi
+
+if [ "${1:-}" = "--stop" ]; then
+	for n in $(seq "$NODES"); do stop_node "$n"; done
+	pid="$(cat "$RUN/registry.pid" 2>/dev/null || true)"
+	if [ -n "$pid" ] && $SUDO kill "$pid" 2>/dev/null; then log "stopped the registry (pid $pid)"; fi
+	for n in $(seq "$NODES"); do
+		$SUDO ip netns del "fbswarm$n" 2>/dev/null || true
+	done
+	$SUDO ip link del "$BRIDGE" 2>/dev/null || true
+	exit 0
+fi
+
+install() {
+	local pkg=$1
+	if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [^(]'; then
+		$SUDO apt-get update -qq >&2
+	fi
+	log "apt-get install $pkg"
+	if ! $SUDO apt-get install -y -qq --no-install-recommends "$pkg" >&2; then
+		$SUDO apt-get update -qq >&2
+		$SUDO apt-get install -y -qq --no-install-recommends "$pkg" >&2
+	fi
+}
+command -v dockerd >/dev/null 2>&1 || install docker.io
+command -v docker-registry >/dev/null 2>&1 || install docker-registry
+command -v ip >/dev/null 2>&1 || install iproute2
+
+$SUDO mkdir -p "$RUN" "$LIB/registry" "$LOGDIR"
+
+# The bridge, with the host's address on it.
+if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
+	log "ip link add $BRIDGE type bridge ($HOSTIP/24)"
+	$SUDO ip link add "$BRIDGE" type bridge
+fi
+ip addr show dev "$BRIDGE" | grep -q "inet $HOSTIP/" || $SUDO ip addr add "$HOSTIP/24" dev "$BRIDGE"
+$SUDO ip link set "$BRIDGE" up
+
+# The registry. Debian's package may have started its own service on
+# :5000 (or failed to, without systemd); ours is a separate process with
+# its own configuration and storage.
+registry_answers() { curl -fsS -m 5 "http://127.0.0.1:$PORT/v2/" >/dev/null 2>&1; }
+if registry_answers; then
+	log "registry already answers on :$PORT"
+else
+	cat >"$LIB/registry.yml" <<EOF
+version: 0.1
+log:
+  level: warn
+storage:
+  filesystem:
+    rootdirectory: $LIB/registry
+  delete:
+    enabled: true
+http:
+  addr: :$PORT
+EOF
+	log "starting docker-registry on :$PORT (log: $LOGDIR/registry.log)"
+	$SUDO setsid nohup docker-registry serve "$LIB/registry.yml" >>"$LOGDIR/registry.log" 2>&1 </dev/null &
+	echo $! | $SUDO tee "$RUN/registry.pid" >/dev/null
+	for i in $(seq 30); do
+		registry_answers && break
+		if [ "$i" -eq 30 ]; then
+			log "the registry did not answer within 30 s; last lines of its log:"
+			tail -n 20 "$LOGDIR/registry.log" >&2
+			exit 1
+		fi
+		sleep 1
+	done
+fi
+
+# The nodes: a namespace, a veth pair to the bridge, a dockerd.
+for n in $(seq "$NODES"); do
+	ns="fbswarm$n"
+	if ! ip netns list | grep -qw "$ns"; then
+		log "ip netns add $ns ($(nodeip "$n"))"
+		$SUDO ip netns add "$ns"
+	fi
+	if ! ip link show "fbsw${n}h" >/dev/null 2>&1; then
+		$SUDO ip link add "fbsw${n}h" type veth peer name "fbsw${n}n"
+		$SUDO ip link set "fbsw${n}n" netns "$ns"
+		$SUDO ip link set "fbsw${n}h" master "$BRIDGE" up
+		$SUDO ip netns exec "$ns" ip link set "fbsw${n}n" name eth0
+		$SUDO ip netns exec "$ns" ip addr add "$(nodeip "$n")/24" dev eth0
+		$SUDO ip netns exec "$ns" ip link set eth0 up
+		$SUDO ip netns exec "$ns" ip link set lo up
+		$SUDO ip netns exec "$ns" ip route add default via "$HOSTIP"
+	fi
+	if answers "$n"; then
+		log "node $n already answers on $(sock "$n")"
+		continue
+	fi
+	stale="$(cat "$RUN/node$n.pid" 2>/dev/null || true)"
+	if [ -n "$stale" ] && kill -0 "$stale" 2>/dev/null; then
+		log "node $n's dockerd (pid $stale) does not answer: stopping it"
+		stop_node "$n"
+	fi
+	$SUDO mkdir -p "$LIB/node$n" "$RUN/node$n"
+	log "starting node $n's dockerd in $ns (log: $LOGDIR/node$n.log)"
+	# nsenter --net, not ip netns exec: the latter also remounts /sys in a
+	# new mount namespace, which hides the cgroup mounts dockerd needs.
+	$SUDO nsenter --net="/run/netns/$ns" setsid nohup dockerd --storage-driver=overlay2 --iptables=false --bridge=none \
+		--data-root "$LIB/node$n" --exec-root "$RUN/node$n" --pidfile "$RUN/node$n.pid" \
+		-H "unix://$(sock "$n")" --insecure-registry "$HOSTIP:$PORT" \
+		>>"$LOGDIR/node$n.log" 2>&1 </dev/null &
+	for i in $(seq 60); do
+		answers "$n" && break
+		if [ "$i" -eq 60 ]; then
+			log "node $n did not answer within 60 s; last lines of its log:"
+			tail -n 20 "$LOGDIR/node$n.log" >&2
+			exit 1
+		fi
+		sleep 1
+	done
+done
+
+# The swarm: node 1 manages, the others join as workers.
+state() { dk "$1" info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null || true; }
+if [ "$(state 1)" != active ]; then
+	log "docker swarm init on node 1 ($(nodeip 1))"
+	dk 1 swarm init --advertise-addr "$(nodeip 1)" --listen-addr "$(nodeip 1):2377" >&2
+fi
+token="$(dk 1 swarm join-token -q worker)"
+for n in $(seq 2 "$NODES"); do
+	st="$(state "$n")"
+	# A restarted node rejoins from its data root; give it a moment.
+	for _ in $(seq 20); do [ "$st" = pending ] || break; sleep 1; st="$(state "$n")"; done
+	if [ "$st" != active ]; then
+		[ "$st" = inactive ] || dk "$n" swarm leave --force >&2 || true
+		log "node $n joins the swarm"
+		dk "$n" swarm join --token "$token" --advertise-addr "$(nodeip "$n")" "$(nodeip 1):2377" >&2
+	fi
+done
+for n in $(seq "$NODES"); do
+	id="$(dk "$n" info --format '{{.Swarm.NodeID}}')"
+	dk 1 node update --label-add "featbench.engine=unix://$(sock "$n")" "$id" >/dev/null
+done
+# Nodes that left for good (an older data root) would count as capacity.
+for id in $(dk 1 node ls --filter role=worker --format '{{.ID}} {{.Status}}' | awk '$2=="Down"{print $1}'); do
+	lbl="$(dk 1 node inspect --format '{{index .Spec.Labels "featbench.engine"}}' "$id")"
+	n="${lbl##*node}"; n="${n%.sock}"
+	if [ -z "$lbl" ] || [ "$n" -gt "$NODES" ] 2>/dev/null; then dk 1 node rm --force "$id" >/dev/null || true; fi
+done
+for _ in $(seq 30); do
+	ready="$(dk 1 node ls --format '{{.Status}}' | grep -c '^Ready$' || true)"
+	[ "$ready" -ge "$NODES" ] && break
+	sleep 1
+done
+log "swarm up: $ready of $NODES nodes ready; registry $HOSTIP:$PORT"
+
+echo "export FEATBENCH_SWARM_MANAGER=unix://$(sock 1)"
+echo "export FEATBENCH_SWARM_REGISTRY=$HOSTIP:$PORT"
+echo "export FEATBENCH_SWARM_PUSH_REGISTRY=127.0.0.1:$PORT"
