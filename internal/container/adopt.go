@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 )
 
@@ -187,4 +188,14 @@ func (e *Engine) Push(ctx context.Context, ref string, log io.Writer) error {
 		return fmt.Errorf("push %s: %w\n--- end of the push output ---\n%s", ref, err, lastLines(out, 20))
 	}
 	return nil
+}
+
+// Inspect is the engine's view of the container: its configuration, host
+// configuration and state.
+func (c *Container) Inspect(ctx context.Context) (container.InspectResponse, error) {
+	res, err := c.eng.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+	if err != nil {
+		return container.InspectResponse{}, fmt.Errorf("inspect container %s: %w", c.Name, err)
+	}
+	return res.Container, nil
 }

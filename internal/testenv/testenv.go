@@ -74,6 +74,31 @@ func DockerHost(t testing.TB) string {
 	return ""
 }
 
+// Swarm is a Docker Swarm for the test: its manager's engine, its
+// registry as the nodes reach it, and the same registry as the test's
+// Docker engine (DockerHost) reaches it. It uses $FEATBENCH_SWARM_MANAGER,
+// _REGISTRY and _PUSH_REGISTRY when set (what
+// scripts/provision-swarm.sh prints), else the swarm that script starts
+// when its manager's socket is there. If there is none the test is
+// skipped, or fails if FEATBENCH_REQUIRE_SWARM=1.
+func Swarm(t testing.TB) (manager, registry, pushRegistry string) {
+	t.Helper()
+	const hint = "run `eval \"$(bash scripts/provision-swarm.sh)\"` (as root) to start a three-node swarm in network namespaces, with a registry"
+	manager, registry, pushRegistry = os.Getenv("FEATBENCH_SWARM_MANAGER"), os.Getenv("FEATBENCH_SWARM_REGISTRY"), os.Getenv("FEATBENCH_SWARM_PUSH_REGISTRY")
+	if manager == "" {
+		manager, registry, pushRegistry = "unix:///run/featbench-swarm/node1.sock", "10.77.0.1:5077", "127.0.0.1:5077"
+	}
+	if sock, ok := strings.CutPrefix(manager, "unix://"); ok && !isSocket(sock) {
+		missing(t, "FEATBENCH_REQUIRE_SWARM", "no swarm manager at "+manager, hint)
+		return "", "", ""
+	}
+	if registry == "" {
+		missing(t, "FEATBENCH_REQUIRE_SWARM", "FEATBENCH_SWARM_MANAGER is set but FEATBENCH_SWARM_REGISTRY is not", hint)
+		return "", "", ""
+	}
+	return manager, registry, pushRegistry
+}
+
 func isSocket(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().Type() == fs.ModeSocket

@@ -1,0 +1,256 @@
+package swarm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/images/imagestest"
+	"github.com/featbench/featbench/internal/swarm"
+	"github.com/featbench/featbench/internal/testenv"
+)
+
+// These tests run on a real swarm (testenv.Swarm: the three nodes of
+// scripts/provision-swarm.sh, each its own engine in its own network
+// namespace, and Debian's registry), with the images built on the test's
+// Docker engine (testenv.DockerHost) and pushed from it.
+
+// connect connects an executor to the test's swarm, pushing from eng.
+func connect(t *testing.T, eng *container.Engine) *swarm.Executor {
+	t.Helper()
+	manager, registry, push := testenv.Swarm(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	x, err := swarm.Connect(ctx, swarm.Config{Manager: manager, Registry: registry, PushRegistry: push, Local: eng, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// manager is a client of the swarm's manager, to look at what the
+// executor did.
+func manager(t *testing.T) *client.Client {
+	t.Helper()
+	host, _, _ := testenv.Swarm(t)
+	cli, err := client.New(client.WithHost(host), client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// services lists the swarm's services with the label.
+func services(t *testing.T, cli *client.Client, label string) []string {
+	t.Helper()
+	res, err := cli.ServiceList(context.Background(), client.ServiceListOptions{Filters: make(client.Filters).Add("label", label)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range res.Items {
+		names = append(names, s.Spec.Name)
+	}
+	return names
+}
+
+// TestStartLikeLocal: a container started on the swarm has what a local
+// one has (the limits, no network, the capabilities, the tmpfs folders,
+// the labels, an init process), runs commands and copies files as a
+// local one does, and is gone, service and all, once removed.
+func TestStartLikeLocal(t *testing.T) {
+	eng, base := imagestest.Base(t)
+	x := connect(t, eng)
+	cli := manager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	run := "test-" + fmt.Sprint(time.Now().UnixNano())
+	lim := container.Limits{Memory: 512 << 20, NanoCPUs: 5e8, Pids: 128, Tmp: 64 << 20}
+	c, err := x.Start(ctx, container.Spec{
+		Image: base, Name: "featbench-test", Labels: map[string]string{"featbench.test": run}, WorkDir: "/tmp", Env: []string{"FB_TEST=yes"}, Limits: lim,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Remove()
+	if got := services(t, cli, "featbench.test="+run); len(got) != 1 {
+		t.Fatalf("services labelled %s: %v, want one", run, got)
+	}
+	ins, err := c.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := ins.HostConfig
+	if hc.Memory != lim.Memory || hc.NanoCPUs != lim.NanoCPUs || hc.PidsLimit == nil || *hc.PidsLimit != lim.Pids {
+		t.Errorf("limits: memory %d, CPUs %d, pids %v; want %+v", hc.Memory, hc.NanoCPUs, hc.PidsLimit, lim)
+	}
+	if hc.Init == nil || !*hc.Init {
+		t.Errorf("no init process")
+	}
+	if ins.Config.Labels["featbench.test"] != run {
+		t.Errorf("labels %v lack featbench.test=%s", ins.Config.Labels, run)
+	}
+	capDrop := strings.Join(hc.CapDrop, ",")
+	if !strings.Contains(strings.ToUpper(capDrop), "ALL") || len(hc.CapAdd) != len(container.KeptCapabilities()) {
+		t.Errorf("capabilities: drop %v, add %v; want ALL dropped and %v kept", hc.CapDrop, hc.CapAdd, container.KeptCapabilities())
+	}
+
+	res, err := c.Exec(ctx, []string{"sh", "-c", "cat /proc/net/dev; echo; id -u; pwd; echo $FB_TEST; df -k /tmp | tail -1; cat /proc/1/cmdline | tr '\\0' ' '"}, container.ExecOptions{Timeout: time.Minute})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exec: %v, exit %d: %s", err, res.ExitCode, res.Stderr)
+	}
+	out := string(res.Stdout)
+	t.Logf("in the container:\n%s", out)
+	for _, want := range []string{"lo:", "\n0\n/tmp\nyes\n", " 65536 ", "init"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the container's output lacks %q", want)
+		}
+	}
+	for _, iface := range []string{"eth0", "eth1"} {
+		if strings.Contains(out, iface+":") {
+			t.Errorf("the container has a network interface %s", iface)
+		}
+	}
+	if err := c.CopyIn(ctx, "/fb/in", []container.File{{Path: "a/b.txt", Data: []byte("hello")}}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := c.CopyOut(ctx, "/fb/in", 0)
+	if err != nil || len(files) != 1 || files[0].Path != "a/b.txt" || !bytes.Equal(files[0].Data, []byte("hello")) {
+		t.Fatalf("copy out: %v, %+v", err, files)
+	}
+	// A failing command is the command's, not a lost container.
+	res, err = c.Exec(ctx, []string{"false"}, container.ExecOptions{})
+	if err != nil || res.ExitCode != 1 {
+		t.Errorf("false: exit %d, %v; want exit 1 and no error", res.ExitCode, err)
+	}
+	if err := c.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if got := services(t, cli, "featbench.test="+run); len(got) != 0 {
+		t.Errorf("services left after Remove: %v", got)
+	}
+	if _, err := c.Inspect(ctx); err == nil {
+		t.Errorf("the container is still on its node after Remove")
+	}
+}
+
+// TestImagePushedOnce: an image goes to the registry once, under a tag
+// made of its ID; another executor (another run) finds it there and
+// pushes nothing.
+func TestImagePushedOnce(t *testing.T) {
+	eng, base := imagestest.Base(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	id, err := eng.ImageID(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A fresh name for the same content, so that this test pushes it
+	// whatever ran before: the tag is content's, the path the name's.
+	local := "featbench-swarmtest/pushonce-" + fmt.Sprint(time.Now().UnixNano()) + ":t"
+	if err := eng.Tag(ctx, base, local); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.RemoveImage(context.Background(), local) })
+	ref, err := swarm.RegistryRef("r:1", local, id)
+	if err != nil || !strings.HasSuffix(ref, ":"+strings.ReplaceAll(id, ":", "-")) {
+		t.Fatalf("RegistryRef = %s, %v; want a tag made of %s", ref, err, id)
+	}
+	x := connect(t, eng)
+	for i := range 3 {
+		c, err := x.Start(ctx, container.Spec{Image: local, Name: "featbench-test", Labels: map[string]string{"featbench.test": "push"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Remove(); err != nil {
+			t.Fatal(err)
+		}
+		if x.Pushes() != 1 {
+			t.Fatalf("after %d starts: %d pushes, want 1", i+1, x.Pushes())
+		}
+	}
+	y := connect(t, eng)
+	c, err := y.Start(ctx, container.Spec{Image: local, Name: "featbench-test", Labels: map[string]string{"featbench.test": "push"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Remove()
+	if y.Pushes() != 0 {
+		t.Errorf("a second executor pushed %d images the registry had", y.Pushes())
+	}
+}
+
+// TestAdmitBoundsByFreeResources: admission gives as many containers as
+// the nodes' free CPUs allow, and no more until one is released.
+func TestAdmitBoundsByFreeResources(t *testing.T) {
+	eng := imagestest.Engine(t)
+	x := connect(t, eng)
+	cli := manager(t)
+	nodes, err := cli.NodeList(context.Background(), client.NodeListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for _, n := range nodes.Items {
+		if n.Status.State == "ready" && n.Spec.Availability == "active" {
+			want += n.Description.Resources.NanoCPUs / 1e9
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lim := container.Limits{NanoCPUs: 1e9, Memory: 64 << 20}
+	var releases []func()
+	for range want {
+		r, err := x.Admit(ctx, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, r)
+	}
+	t.Logf("%d admitted: %s", want, x.Status())
+	short, cancelShort := context.WithTimeout(ctx, 2500*time.Millisecond)
+	_, err = x.Admit(short, lim)
+	cancelShort()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("admitted beyond %d CPUs: %v", want, err)
+	}
+	releases[0]()
+	if r, err := x.Admit(ctx, lim); err != nil {
+		t.Fatalf("no room after a release: %v", err)
+	} else {
+		r()
+	}
+}
+
+// stopNode stops node n of scripts/provision-swarm.sh's swarm, and starts
+// it again when the test ends.
+func stopNode(t *testing.T, n int) {
+	t.Helper()
+	out, err := exec.Command("bash", "../../scripts/provision-swarm.sh", "--stop-node", fmt.Sprint(n)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("stopping node %d: %v\n%s", n, err, out)
+	}
+	t.Cleanup(func() {
+		out, err := exec.Command("bash", "../../scripts/provision-swarm.sh").CombinedOutput()
+		if err != nil {
+			t.Errorf("starting the swarm again: %v\n%s", err, out)
+		}
+	})
+}
