@@ -1,0 +1,334 @@
+package swarm_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/images"
+	"github.com/featbench/featbench/internal/images/imagestest"
+)
+
+// These tests grade the example dataset (data/, example/v3) with
+// evaluate.Run, on the swarm and on the test's local engine, from the
+// environment image of examples/textkit built on the local engine.
+
+const root = "../.."
+
+var runLimits = evaluate.Limits{
+	TestFile: 2 * time.Minute, Instance: 5 * time.Minute,
+	Container: container.Limits{Memory: 1 << 30, NanoCPUs: 1e9, Pids: 512},
+}
+
+func example(t *testing.T) *bench.Dataset {
+	t.Helper()
+	data, err := bench.Load(context.Background(), filepath.Join(root, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := data.Dataset("example/v3")
+	if ds == nil {
+		t.Fatal("no example/v3 in data/")
+	}
+	return ds
+}
+
+// envImage builds (or finds) the environment image of examples/textkit.
+func envImage(t *testing.T) (*container.Engine, string) {
+	t.Helper()
+	eng, base := imagestest.Base(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	ref, err := images.EnsureEnv(ctx, eng, images.EnvSpec{
+		Name: "featbench/textkit", Base: base,
+		Source:  images.Source{Dir: filepath.Join(root, "examples", "textkit")},
+		Install: []string{"pip install --no-index --no-deps --no-build-isolation -e ."},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, ref
+}
+
+// evalRun evaluates ids of ds (gold or empty) with the executor into dir.
+func evalRun(ctx context.Context, t *testing.T, x evaluate.Executor, img string, ds *bench.Dataset, ids []string, gold bool, dir string) (*evaluate.RunReport, error) {
+	t.Helper()
+	model := "empty"
+	if gold {
+		model = "gold"
+	}
+	return evaluate.Run(ctx, evaluate.Config{
+		Meta:    evaluate.Meta{RunID: "swarm-test", Dataset: ds.Key(), Split: "full", Predictions: model, Model: model, Attempts: 1, Instances: ids},
+		Dataset: ds, Gold: gold, Images: map[string]string{"featbench/textkit": img}, Dir: dir, Workers: 2, Limits: runLimits, Engine: x,
+		Predictions: func(id string, _ int) (evaluate.Prediction, bool) {
+			if gold {
+				return evaluate.Prediction{Model: "gold", Patch: []byte(ds.Instance(id).Patch)}, true
+			}
+			return evaluate.Prediction{Model: "empty"}, true
+		},
+	})
+}
+
+// timing matches what differs between two runs of the same thing in
+// text: pytest's "in 0.12s", JUnit's time=, timestamp= and hostname=.
+var timing = []*regexp.Regexp{
+	regexp.MustCompile(`(time|timestamp|hostname)="[^"]*"`),
+	regexp.MustCompile(`[0-9]+\.[0-9]+ ?s\b`),
+}
+
+// timeKeys are the JSON fields that hold times; a test's duration is left
+// out when it rounds to zero, so the fields are dropped, not blanked.
+var timeKeys = map[string]bool{"seconds": true, "pytest_seconds": true, "overhead_seconds": true, "finished": true, "duration": true, "created": true}
+
+// untimed is a run's file without its times: JSON (and JSON lines) with
+// the time fields removed, other text with the times blanked.
+func untimed(name string, b []byte) string {
+	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".jsonl") {
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var v any
+			if json.Unmarshal([]byte(line), &v) != nil {
+				if json.Unmarshal(b, &v) != nil {
+					break
+				}
+				line = ""
+			}
+			raw, _ := json.MarshalIndent(dropTimes(v), "", " ")
+			out = append(out, string(raw))
+			if line == "" {
+				break
+			}
+		}
+		if len(out) > 0 {
+			return strings.Join(out, "\n")
+		}
+	}
+	s := string(b)
+	for _, re := range timing {
+		s = re.ReplaceAllString(s, "<t>")
+	}
+	return s
+}
+
+func dropTimes(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if timeKeys[k] {
+				delete(v, k)
+			} else {
+				v[k] = dropTimes(e)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = dropTimes(e)
+		}
+	}
+	return v
+}
+
+// runFiles reads a run folder's files that a submission packs (reports,
+// predictions, test outputs; container.log aside, whose lines hold the
+// times of every command), by path.
+func runFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if filepath.Base(rel) == evaluate.LogFile || rel == evaluate.RunMetaFile || rel == "manifest.json" {
+			return nil
+		}
+		raw, err := os.ReadFile(p)
+		out[rel] = raw
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestGoldAndEmptyLikeLocal: --gold and --empty on the swarm give the
+// reports, results and test outputs a local run gives, byte for byte but
+// for the times, on instances of both levels.
+func TestGoldAndEmptyLikeLocal(t *testing.T) {
+	eng, img := envImage(t)
+	x := connect(t, eng)
+	ds := example(t)
+	ids := []string{
+		"featbench__textkit.test_case.3f4c65e3.lv1", "featbench__textkit.test_case.3f4c65e3.lv2",
+		"featbench__textkit.test_roman.0e26fade.lv1", "featbench__textkit.test_roman.0e26fade.lv2",
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	for _, gold := range []bool{true, false} {
+		name := map[bool]string{true: "gold", false: "empty"}[gold]
+		t.Run(name, func(t *testing.T) {
+			local, remote := t.TempDir(), t.TempDir()
+			lr, err := evalRun(ctx, t, eng, img, ds, ids, gold, local)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sr, err := evalRun(ctx, t, x, img, ds, ids, gold, remote)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gold && sr.ResolvedInstances != len(ids) || !gold && sr.ResolvedInstances != 0 || sr.ErrorInstances != 0 {
+				t.Errorf("swarm: %d resolved, %d errors of %d", sr.ResolvedInstances, sr.ErrorInstances, len(ids))
+			}
+			lf, sf := runFiles(t, local), runFiles(t, remote)
+			if len(lf) != len(sf) || len(lf) < 4*len(ids) {
+				t.Errorf("local run wrote %d files, the swarm's %d", len(lf), len(sf))
+			}
+			same := 0
+			for p, l := range lf {
+				s, ok := sf[p]
+				switch {
+				case !ok:
+					t.Errorf("%s: written by the local run, not by the swarm's", p)
+				case untimed(p, l) != untimed(p, s):
+					t.Errorf("%s differs:\nlocal: %s\nswarm: %s", p, untimed(p, l), untimed(p, s))
+				case string(l) == string(s):
+					same++
+				}
+			}
+			t.Logf("%s: %d files alike, %d of them byte for byte; local resolved %d, swarm %d", name, len(lf), same, lr.ResolvedInstances, sr.ResolvedInstances)
+		})
+	}
+}
+
+// TestNodeLost: a worker node stopped while the run has a task on it
+// loses no finished instance (their reports are as they were), the
+// attempt it ran is retried on another node and says so, and the run
+// completes with every instance graded.
+func TestNodeLost(t *testing.T) {
+	eng, img := envImage(t)
+	x := connect(t, eng)
+	cli := manager(t)
+	ds := example(t)
+	var ids []string
+	for _, in := range ds.Instances {
+		if in.Level == 1 {
+			ids = append(ids, in.InstanceID)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	// The image on every node first, so that tasks run from the start.
+	warm, err := evalRun(ctx, t, x, img, ds, ids[:1], true, t.TempDir())
+	if err != nil || warm.ResolvedInstances != 1 {
+		t.Fatalf("warming up: %v, %+v", err, warm)
+	}
+	dir := t.TempDir()
+	type result struct {
+		rr  *evaluate.RunReport
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rr, err := evalRun(ctx, t, x, img, ds, ids, true, dir)
+		done <- result{rr, err}
+	}()
+	// Wait for a task of the run on a worker, then stop that worker.
+	victim, before := "", map[string][]byte{}
+	for victim == "" {
+		select {
+		case r := <-done:
+			t.Fatalf("the run ended (%v) before a task ran on a worker", r.err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		res, err := cli.TaskList(ctx, client.TaskListOptions{Filters: make(client.Filters).Add("desired-state", "running")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range res.Items {
+			if task.Status.State != "running" || task.Spec.ContainerSpec == nil || task.Spec.ContainerSpec.Labels[evaluate.LabelRun] != "swarm-test" {
+				continue
+			}
+			n, err := cli.NodeInspect(ctx, task.NodeID, client.NodeInspectOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.Node.Spec.Role == "worker" {
+				victim = n.Node.Spec.Labels["featbench.engine"]
+				break
+			}
+		}
+	}
+	for _, p := range reportFiles(t, dir) {
+		raw, _ := os.ReadFile(p)
+		before[p] = raw
+	}
+	m := regexp.MustCompile(`node([0-9]+)\.sock$`).FindStringSubmatch(victim)
+	if m == nil {
+		t.Fatalf("the worker's engine %q is not one of provision-swarm.sh's", victim)
+	}
+	t.Logf("stopping node %s (%s) with %d reports written", m[1], victim, len(before))
+	stopNode(t, atoi(m[1]))
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.rr.ResolvedInstances != len(ids) || r.rr.ErrorInstances != 0 {
+		t.Errorf("after a node was lost: %d of %d resolved, %d errors (%v)", r.rr.ResolvedInstances, len(ids), r.rr.ErrorInstances, r.rr.ErrorIDs)
+	}
+	for p, raw := range before {
+		now, err := os.ReadFile(p)
+		if err != nil || string(now) != string(raw) {
+			t.Errorf("%s, finished before the node was lost, changed: %v", p, err)
+		}
+	}
+	var retried []string
+	for _, p := range reportFiles(t, dir) {
+		rep, err := evaluate.ReadReport(filepath.Dir(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Retried != "" {
+			retried = append(retried, rep.InstanceID+": "+rep.Retried)
+			log, _ := os.ReadFile(filepath.Join(filepath.Dir(p), evaluate.LogFile))
+			if !strings.HasPrefix(string(log), "retried: ") {
+				t.Errorf("%s: the log of a retried attempt does not say so", rep.InstanceID)
+			}
+		}
+	}
+	sort.Strings(retried)
+	if len(retried) == 0 {
+		t.Errorf("no attempt says it was retried, yet a node with a task was stopped")
+	}
+	t.Logf("retried:\n%s\nlost: %v", strings.Join(retried, "\n"), x.Lost())
+}
+
+func reportFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ps, err := filepath.Glob(filepath.Join(dir, "*", "attempt-*", evaluate.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, r := range s {
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
+
+
