@@ -105,7 +105,9 @@ func (x *Executor) capacity(ctx context.Context, lim container.Limits) (int, int
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := x.cli.TaskList(ctx, client.TaskListOptions{Filters: make(client.Filters).Add("desired-state", "running")})
+	// Every task: a job's desired state is "complete", not "running";
+	// whether it holds its reservation is its state's to say.
+	res, err := x.cli.TaskList(ctx, client.TaskListOptions{})
 	if err != nil {
 		return 0, 0, fmt.Errorf("listing the swarm's tasks: %w", err)
 	}
