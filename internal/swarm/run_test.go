@@ -332,5 +332,3 @@ func atoi(s string) int {
 	}
 	return n
 }
-
-
