@@ -47,6 +47,9 @@ func (x *Executor) Admit(ctx context.Context, lim container.Limits) (release fun
 			a.mu.Unlock()
 			capacity, nodes, err := x.capacity(ctx, lim)
 			a.mu.Lock()
+			if err == nil && capacity == 0 && a.inFlight == 0 {
+				err = x.fitsSomewhere(ctx, lim)
+			}
 			if err != nil {
 				a.mu.Unlock()
 				return nil, err
@@ -128,6 +131,22 @@ func (x *Executor) capacity(ctx context.Context, lim container.Limits) (int, int
 		total += slots(n.NanoCPUs-usedCPU[n.ID], n.Memory-usedMem[n.ID], lim)
 	}
 	return total, len(nodes), nil
+}
+
+// fitsSomewhere fails when no node could ever run a container with
+// limits lim, even idle: waiting for room would never end.
+func (x *Executor) fitsSomewhere(ctx context.Context, lim container.Limits) error {
+	nodes, err := x.nodes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		if slots(n.NanoCPUs, n.Memory, lim) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("no node of the swarm at %s has %.2f CPUs and %d MiB of memory for one container: lower [eval] cpus or memory",
+		x.cfg.Manager, float64(lim.NanoCPUs)/1e9, lim.Memory>>20)
 }
 
 // slots is how many containers with limits lim fit in cpu nano-CPUs and

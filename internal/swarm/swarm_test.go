@@ -237,6 +237,11 @@ func TestAdmitBoundsByFreeResources(t *testing.T) {
 	} else {
 		r()
 	}
+	// A container no node could hold is an error, not a wait.
+	y := connect(t, eng)
+	if _, err := y.Admit(ctx, container.Limits{NanoCPUs: 1000e9, Memory: 1 << 20}); err == nil || !strings.Contains(err.Error(), "no node") {
+		t.Errorf("admitting 1000 CPUs: %v, want an error saying no node has them", err)
+	}
 }
 
 // stopNode stops node n of scripts/provision-swarm.sh's swarm, and starts
