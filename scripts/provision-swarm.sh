@@ -96,7 +96,10 @@ if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
 	log "ip link add $BRIDGE type bridge ($HOSTIP/24)"
 	$SUDO ip link add "$BRIDGE" type bridge
 fi
-ip addr show dev "$BRIDGE" | grep -q "inet $HOSTIP/" || $SUDO ip addr add "$HOSTIP/24" dev "$BRIDGE"
+# Read first, then match: grep -q would close the pipe early, and with
+# pipefail ip's SIGPIPE would read as "no address".
+addrs="$(ip addr show dev "$BRIDGE")"
+grep -q "inet $HOSTIP/" <<<"$addrs" || $SUDO ip addr add "$HOSTIP/24" dev "$BRIDGE"
 $SUDO ip link set "$BRIDGE" up
 
 # The registry. Debian's package may have started its own service on
