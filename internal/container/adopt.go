@@ -78,8 +78,8 @@ func (e *Engine) Adopt(ctx context.Context, id string, opts AdoptOptions) (*Cont
 			}
 		}
 	}
-	c.lost = func(err error) error {
-		if lerr := c.gone(err); lerr != nil {
+	c.lost = func(ctx context.Context, err error, killed bool) error {
+		if lerr := c.gone(ctx, err, killed); lerr != nil {
 			if opts.OnLost != nil {
 				opts.OnLost(lerr)
 			}
@@ -93,30 +93,71 @@ func (e *Engine) Adopt(ctx context.Context, id string, opts AdoptOptions) (*Cont
 // gone checks, after an operation failed with err (nil: a command exited
 // non-zero), whether the container or its engine went away, and returns
 // the error saying so, wrapping ErrLost; nil when the container still
-// runs (the failure is the operation's own). A cancelled or expired
-// context is the caller's doing, never a loss.
-func (c *Container) gone(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+// runs (the failure is the operation's own). ctx is the operation's: when
+// it is done, the failure is the caller's doing, never a loss.
+//
+// killed says that a command ended by SIGKILL or SIGTERM (exit status 137
+// or 143). That is how an exec ends when its container is torn down (the
+// engine stopping kills the container's init, and the kernel every other
+// process of its PID namespace), and the engine may still show the
+// container running for a moment after: it is watched for up to
+// killSettle before the failure is taken as the command's own (the OOM
+// killer's, a timeout's).
+//
+// Only the caller's context says so. An err that wraps
+// context.DeadlineExceeded may come from one of the operation's own
+// bounded waits (the exit status, the killer exec), which time out when
+// the engine stops answering: that is a loss, and the check below, with
+// its own deadline, finds the engine silent.
+func (c *Container) gone(ctx context.Context, err error, killed bool) error {
+	if ctx.Err() != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), lostCheckTimeout)
-	defer cancel()
-	res, ierr := c.eng.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+	settle := time.Now().Add(killSettle)
 	var why string
-	switch {
-	case cerrdefs.IsNotFound(ierr):
-		why = "the container is gone"
-	case ierr != nil:
-		why = fmt.Sprintf("its engine at %s does not answer (%v)", c.eng.host, ierr)
-	case res.Container.State == nil || !res.Container.State.Running:
-		why = "the container stopped"
-	default:
+	for why == "" {
+		why = c.whyGone(ctx)
+		if why != "" || !killed || time.Now().After(settle) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(killSettlePoll):
+		}
+	}
+	if why == "" {
 		return nil
 	}
 	if err == nil {
 		return fmt.Errorf("%w: %s: %s", ErrLost, c.Name, why)
 	}
 	return fmt.Errorf("%w: %s: %s; the operation failed with: %v", ErrLost, c.Name, why, err)
+}
+
+// killSettle is how long a container whose command was killed is watched
+// for going away (gone), and killSettlePoll how often. Variables for the
+// tests.
+var (
+	killSettle     = 8 * time.Second
+	killSettlePoll = 250 * time.Millisecond
+)
+
+// whyGone says why the container or its engine is gone, or "" when it
+// runs.
+func (c *Container) whyGone(ctx context.Context) string {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lostCheckTimeout)
+	defer cancel()
+	res, err := c.eng.cli.ContainerInspect(cctx, c.ID, client.ContainerInspectOptions{})
+	switch {
+	case cerrdefs.IsNotFound(err):
+		return "the container is gone"
+	case err != nil:
+		return fmt.Sprintf("its engine at %s does not answer (%v)", c.eng.host, err)
+	case res.Container.State == nil || !res.Container.State.Running:
+		return "the container stopped"
+	}
+	return ""
 }
 
 func trimSlash(name string) string {

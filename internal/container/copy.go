@@ -36,7 +36,7 @@ const DefaultMaxCopyOut = 64 << 20
 func (c *Container) CopyIn(ctx context.Context, dest string, files []File) error {
 	err := c.copyIn(ctx, dest, files)
 	if err != nil && c.lost != nil {
-		err = c.lost(err)
+		err = c.lost(ctx, err, false)
 	}
 	return err
 }
@@ -129,7 +129,7 @@ func cleanRel(p string) (string, error) {
 func (c *Container) CopyOut(ctx context.Context, src string, maxBytes int64) ([]File, error) {
 	files, err := c.copyOut(ctx, src, maxBytes)
 	if err != nil && c.lost != nil {
-		err = c.lost(err)
+		err = c.lost(ctx, err, false)
 	}
 	return files, err
 }

@@ -118,3 +118,13 @@ func (e *Engine) Close() error { return e.cli.Close() }
 func cleanupContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), cleanupTimeout)
 }
+
+// Ping checks that the engine answers, within pingTimeout at most.
+func (e *Engine) Ping(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if _, err := e.cli.Ping(pctx, client.PingOptions{}); err != nil {
+		return fmt.Errorf("the Docker engine at %s does not answer: %w", e.host, err)
+	}
+	return nil
+}

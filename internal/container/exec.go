@@ -75,7 +75,7 @@ func (c *Container) Exec(ctx context.Context, argv []string, opts ExecOptions) (
 	res, err := c.exec(ctx, argv, opts)
 	if c.lost != nil && (err != nil || res.ExitCode != 0) {
 		// A command killed with its container looks like one that failed.
-		err = c.lost(err)
+		err = c.lost(ctx, err, err == nil && (res.ExitCode == 128+9 || res.ExitCode == 128+15))
 	}
 	return res, err
 }

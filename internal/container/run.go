@@ -71,8 +71,10 @@ type Container struct {
 	mu      sync.Mutex
 	removed bool
 	// lost, set for an adopted container (Adopt), turns the error of an
-	// operation whose container or engine is gone into ErrLost.
-	lost func(err error) error
+	// operation whose container or engine is gone into ErrLost; ctx is
+	// the operation's; killed, that a command's exit status says it was
+	// killed (gone).
+	lost func(ctx context.Context, err error, killed bool) error
 	// afterRemove, set for an adopted container, removes what started it.
 	afterRemove func() error
 }
