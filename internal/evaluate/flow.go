@@ -176,7 +176,11 @@ func (f *flow) run(ctx context.Context) error {
 	if err := f.setUp(ctx); err != nil {
 		return err
 	}
-	if !f.apply(ctx) {
+	applied, err := f.apply(ctx)
+	if err != nil {
+		return err
+	}
+	if !applied {
 		f.grade()
 		return nil
 	}
@@ -298,8 +302,11 @@ func (f *flow) setUp(ctx context.Context) error {
 }
 
 // apply applies the prediction through the apply chain, resetting the tree
-// between tries, and says whether the tests should run.
-func (f *flow) apply(ctx context.Context) bool {
+// between tries, and says whether the tests should run. A command that
+// fails leaves the prediction unapplied, except when its container or
+// engine went away (container.ErrLost): that is returned, for the run to
+// evaluate the attempt again, and is not a verdict on the prediction.
+func (f *flow) apply(ctx context.Context) (bool, error) {
 	rep, t := f.rep, f.t
 	dir := repoDir
 	if f.agent {
@@ -308,12 +315,15 @@ func (f *flow) apply(ctx context.Context) bool {
 	if t.Gold && f.masked && !f.agent {
 		// The gold solution of a masked instance is its mask undone.
 		res, err := f.exec(ctx, dir, 0, "git", "apply", "-v", "-R", goldFile)
+		if lost(err) {
+			return false, fmt.Errorf("applying the gold patch: %w", err)
+		}
 		rep.PatchApplied = err == nil && res.ExitCode == 0
 		if rep.PatchApplied {
 			rep.ApplyMethod = bench.ApplyMethods[0]
 			f.countFiles(patchOf([]byte(t.Instance.Patch)))
 		}
-		return rep.PatchApplied
+		return rep.PatchApplied, nil
 	}
 	raw := t.Prediction.Patch
 	if patch.Empty(raw) {
@@ -322,24 +332,30 @@ func (f *flow) apply(ctx context.Context) bool {
 		// scratch, nothing was built: nothing to test.
 		rep.PatchEmpty = true
 		rep.PatchApplied = !f.agent
-		return rep.PatchApplied
+		return rep.PatchApplied, nil
 	}
 	if err := patch.Check(raw, patch.Limits{}); err != nil {
 		rep.PatchRefused = err.Error()
 		fmt.Fprintf(f.log, "prediction refused: %v\n\n", err)
-		return false
+		return false, nil
 	}
 	parsed := patchOf(raw)
 	for i, c := range patch.ApplyCommands(predFile) {
 		if i > 0 {
 			// A failed try may leave part of its change behind.
 			if _, err := f.exec(ctx, dir, 0, patch.ResetCommand("")...); err != nil {
-				return false
+				if lost(err) {
+					return false, fmt.Errorf("resetting the tree between apply methods: %w", err)
+				}
+				return false, nil
 			}
 		}
 		res, err := f.exec(ctx, dir, 0, c.Argv...)
+		if lost(err) {
+			return false, fmt.Errorf("applying the prediction (%s): %w", c.Method, err)
+		}
 		if err != nil {
-			return false
+			return false, nil
 		}
 		if res.ExitCode != 0 {
 			continue
@@ -347,6 +363,9 @@ func (f *flow) apply(ctx context.Context) bool {
 		if c.LeavesRejects {
 			// patch(1) can leave hunks it could not place in .rej files.
 			ls, err := f.exec(ctx, dir, 0, patch.LeftoversCommand()...)
+			if lost(err) {
+				return false, fmt.Errorf("looking for rejected hunks: %w", err)
+			}
 			if err != nil || len(patch.Leftovers(ls.Stdout, parsed)) > 0 {
 				continue
 			}
@@ -356,11 +375,14 @@ func (f *flow) apply(ctx context.Context) bool {
 	}
 	if !rep.PatchApplied {
 		fmt.Fprintf(f.log, "the prediction did not apply with any method\n\n")
-		return false
+		return false, nil
 	}
 	f.countFiles(parsed)
-	return true
+	return true, nil
 }
+
+// lost says whether err is the loss of the container or its engine.
+func lost(err error) bool { return errors.Is(err, container.ErrLost) }
 
 // countFiles records the files a patch touches and, against the gold
 // patch, the share of the gold patch's files it touched.
