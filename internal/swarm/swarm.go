@@ -275,12 +275,26 @@ func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.C
 	}
 	c, err := eng.Adopt(ctx, task.Status.ContainerStatus.ContainerID, container.AdoptOptions{
 		AfterRemove: remove,
-		OnLost:      func(err error) { x.markLost(task.NodeID, err) },
+		OnLost:      func(err error) { x.lostOn(task.NodeID, err) },
 	})
 	if err != nil {
+		if errors.Is(err, container.ErrLost) {
+			x.lostOn(task.NodeID, err)
+		}
 		return nil, errors.Join(fmt.Errorf("service %s on node %s: %w", svc.Name, task.NodeID, err), remove())
 	}
 	return c, nil
+}
+
+// lostOn hears that a container on the node was lost (err): the node is
+// marked lost if it is gone too (nodeGone), not when only the container
+// went away on a node that still works.
+func (x *Executor) lostOn(nodeID string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), nodeCheckTimeout)
+	defer cancel()
+	if why := x.nodeGone(ctx, nodeID); why != "" {
+		x.markLost(nodeID, fmt.Errorf("%s: %w", why, err))
+	}
 }
 
 // serviceSpec is the service that runs spec's container from the
@@ -347,8 +361,12 @@ func serviceName(prefix string) string {
 
 // waitRunning waits for the service's task to run and returns it. A task
 // that ended (rejected, failed: an image that cannot be pulled, a limit
-// the node cannot apply) is an error with the swarm's message; one on a
-// node that went down is ErrLost.
+// the node cannot apply) is an error with the swarm's message, and
+// ErrLost when its node is gone (nodeGone) or the manager took it back:
+// a node stopped while it was given or prepared the task leaves it
+// "rejected by constraint enforcer" or failed ("context canceled"), often
+// before the manager sees the node down. A task waiting on a node that is
+// gone is ErrLost too. A gone node is marked lost.
 func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task, error) {
 	pause := 50 * time.Millisecond
 	for {
@@ -356,24 +374,45 @@ func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task
 		if err != nil {
 			return swarm.Task{}, fmt.Errorf("service %s: listing its task: %w", name, err)
 		}
+		// A running task first: should the swarm ever have replaced an
+		// ended one, the listing may hold both.
 		for _, t := range res.Items {
-			switch t.Status.State {
-			case swarm.TaskStateRunning:
-				if t.Status.ContainerStatus == nil || t.Status.ContainerStatus.ContainerID == "" {
-					continue
-				}
+			if t.Status.State == swarm.TaskStateRunning && t.Status.ContainerStatus != nil && t.Status.ContainerStatus.ContainerID != "" {
 				return t, nil
-			case swarm.TaskStateFailed, swarm.TaskStateRejected, swarm.TaskStateComplete, swarm.TaskStateShutdown, swarm.TaskStateOrphaned, swarm.TaskStateRemove:
+			}
+		}
+		for _, t := range res.Items {
+			if ended(t.Status.State) {
 				err := fmt.Errorf("service %s: its task %s on node %s: %s %s", name, t.Status.State, t.NodeID, t.Status.Message, t.Status.Err)
-				if t.Status.State == swarm.TaskStateOrphaned {
-					err = fmt.Errorf("%w: %w", container.ErrLost, err)
+				if t.NodeID == "" {
+					return swarm.Task{}, err
+				}
+				why := x.nodeGone(ctx, t.NodeID)
+				gone := why != ""
+				switch {
+				case gone:
+				case t.Status.State == swarm.TaskStateOrphaned:
+					why, gone = "the manager lost touch with it", true
+				case strings.Contains(t.Status.Err, "constraint enforcer"):
+					// The manager took the task back from its node (whose
+					// resources or state changed) before it ran: the
+					// swarm's doing, not the container's.
+					why = "the node no longer met the task's constraints"
+				default:
+					return swarm.Task{}, err
+				}
+				err = fmt.Errorf("%w: %w (node %s: %s)", container.ErrLost, err, t.NodeID, why)
+				if gone {
+					x.markLost(t.NodeID, err)
 				}
 				return swarm.Task{}, err
 			}
-			if t.NodeID != "" && x.nodeDown(ctx, t.NodeID) {
-				err := fmt.Errorf("%w: service %s: its node %s is down", container.ErrLost, name, t.NodeID)
-				x.markLost(t.NodeID, err)
-				return swarm.Task{}, err
+			if t.NodeID != "" && t.Status.State != swarm.TaskStateRunning {
+				if why := x.nodeGone(ctx, t.NodeID); why != "" {
+					err := fmt.Errorf("%w: service %s: its task %s on node %s, which %s", container.ErrLost, name, t.Status.State, t.NodeID, why)
+					x.markLost(t.NodeID, err)
+					return swarm.Task{}, err
+				}
 			}
 		}
 		select {
@@ -385,13 +424,44 @@ func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task
 	}
 }
 
-// nodeDown says whether the manager sees the node as down (or gone).
-func (x *Executor) nodeDown(ctx context.Context, id string) bool {
-	res, err := x.cli.NodeInspect(ctx, id, client.NodeInspectOptions{})
-	if cerrdefs.IsNotFound(err) {
+// ended says whether a task in state s will never run.
+func ended(s swarm.TaskState) bool {
+	switch s {
+	case swarm.TaskStateFailed, swarm.TaskStateRejected, swarm.TaskStateComplete, swarm.TaskStateShutdown, swarm.TaskStateOrphaned, swarm.TaskStateRemove:
 		return true
 	}
-	return err == nil && res.Node.Status.State == swarm.NodeStateDown
+	return false
+}
+
+// nodeCheckTimeout bounds the check that a node is gone.
+const nodeCheckTimeout = 10 * time.Second
+
+// nodeGone says why the node is gone, or "" when it is not: the manager
+// reports it down or no longer knows it, or its engine does not answer
+// (the manager learns that a node stopped only after missed heartbeats,
+// seconds later; its engine stops answering at once). A manager that
+// cannot be asked is not taken as a lost node.
+func (x *Executor) nodeGone(parent context.Context, id string) string {
+	ctx, cancel := context.WithTimeout(parent, nodeCheckTimeout)
+	defer cancel()
+	res, err := x.cli.NodeInspect(ctx, id, client.NodeInspectOptions{})
+	switch {
+	case cerrdefs.IsNotFound(err):
+		return "the swarm no longer knows"
+	case err != nil:
+		return ""
+	case res.Node.Status.State == swarm.NodeStateDown:
+		return "the manager reports down"
+	}
+	eng, err := x.engine(ctx, id)
+	if err == nil {
+		err = eng.Ping(ctx)
+	}
+	if err != nil && parent.Err() == nil {
+		// Only the caller's context says the check was merely cut short.
+		return fmt.Sprintf("cannot be reached (%v)", err)
+	}
+	return ""
 }
 
 // removeService removes a service of this executor, with a fresh
