@@ -220,6 +220,7 @@ func TestNodeLost(t *testing.T) {
 	eng, img := envImage(t)
 	x := connect(t, eng)
 	cli := manager(t)
+	settled(t, cli)
 	ds := example(t)
 	var ids []string
 	for _, in := range ds.Instances {
@@ -288,6 +289,14 @@ func TestNodeLost(t *testing.T) {
 	}
 	if r.rr.ResolvedInstances != len(ids) || r.rr.ErrorInstances != 0 {
 		t.Errorf("after a node was lost: %d of %d resolved, %d errors (%v)", r.rr.ResolvedInstances, len(ids), r.rr.ErrorInstances, r.rr.ErrorIDs)
+		for _, p := range reportFiles(t, dir) {
+			rep, err := evaluate.ReadReport(filepath.Dir(p))
+			if err != nil || rep.Error == "" && rep.Resolved {
+				continue
+			}
+			log, _ := os.ReadFile(filepath.Join(filepath.Dir(p), evaluate.LogFile))
+			t.Errorf("%s: resolved %v, error %q, retried %q; its %s:\n%s", rep.InstanceID, rep.Resolved, rep.Error, rep.Retried, evaluate.LogFile, tail(string(log), 40))
+		}
 	}
 	for p, raw := range before {
 		now, err := os.ReadFile(p)
@@ -331,4 +340,13 @@ func atoi(s string) int {
 		n = n*10 + int(r-'0')
 	}
 	return n
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

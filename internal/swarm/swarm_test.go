@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images/imagestest"
 	"github.com/featbench/featbench/internal/swarm"
 	"github.com/featbench/featbench/internal/testenv"
@@ -203,6 +204,7 @@ func TestAdmitBoundsByFreeResources(t *testing.T) {
 	eng := imagestest.Engine(t)
 	x := connect(t, eng)
 	cli := manager(t)
+	settled(t, cli)
 	nodes, err := cli.NodeList(context.Background(), client.NodeListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -244,18 +246,97 @@ func TestAdmitBoundsByFreeResources(t *testing.T) {
 	}
 }
 
-// stopNode stops node n of scripts/provision-swarm.sh's swarm, and starts
-// it again when the test ends.
+// stopNode stops node n of scripts/provision-swarm.sh's swarm. When the
+// test ends, the node is started again and the test waits for every node
+// to be ready, so that a later test (or run) does not find one down,
+// whether this test passed or not.
 func stopNode(t *testing.T, n int) {
 	t.Helper()
-	out, err := exec.Command("bash", "../../scripts/provision-swarm.sh", "--stop-node", fmt.Sprint(n)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("stopping node %d: %v\n%s", n, err, out)
-	}
 	t.Cleanup(func() {
 		out, err := exec.Command("bash", "../../scripts/provision-swarm.sh").CombinedOutput()
 		if err != nil {
 			t.Errorf("starting the swarm again: %v\n%s", err, out)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if err := waitReady(ctx, manager(t)); err != nil {
+			t.Errorf("after node %d was started again: %v", n, err)
 		}
 	})
+	out, err := exec.Command("bash", "../../scripts/provision-swarm.sh", "--stop-node", fmt.Sprint(n)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("stopping node %d: %v\n%s", n, err, out)
+	}
+}
+
+// waitReady waits until every node of the swarm is ready and active.
+func waitReady(ctx context.Context, cli *client.Client) error {
+	for {
+		res, err := cli.NodeList(ctx, client.NodeListOptions{})
+		var notReady []string
+		if err == nil {
+			for _, n := range res.Items {
+				if n.Status.State != "ready" || n.Spec.Availability != "active" {
+					notReady = append(notReady, fmt.Sprintf("%s (%s) %s/%s", n.ID, n.Spec.Labels["featbench.engine"], n.Status.State, n.Spec.Availability))
+				}
+			}
+			if len(notReady) == 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the swarm's nodes to be ready: %w (listing: %v; not ready: %v)", ctx.Err(), err, notReady)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// settled waits until every node is ready and no task holds resources,
+// removing the services that tests of this package left (a failed test's,
+// labelled featbench.test or the run swarm-test): a test that counts the
+// swarm's free resources starts from an idle swarm.
+func settled(t *testing.T, cli *client.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := waitReady(ctx, cli); err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"featbench.test", evaluate.LabelRun + "=swarm-test"} {
+		res, err := cli.ServiceList(ctx, client.ServiceListOptions{Filters: make(client.Filters).Add("label", label)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range res.Items {
+			t.Logf("removing service %s, left by an earlier test", s.Spec.Name)
+			if _, err := cli.ServiceRemove(ctx, s.ID, client.ServiceRemoveOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for {
+		res, err := cli.TaskList(ctx, client.TaskListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var busy []string
+		for _, task := range res.Items {
+			switch task.Status.State {
+			case "new", "allocated", "pending", "assigned", "accepted", "preparing", "ready", "starting", "running":
+				if r := task.Spec.Resources; r != nil && r.Reservations != nil && (r.Reservations.NanoCPUs > 0 || r.Reservations.MemoryBytes > 0) {
+					busy = append(busy, task.ID+" "+string(task.Status.State))
+				}
+			}
+		}
+		if len(busy) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("tasks still hold resources: %v", busy)
+		case <-time.After(time.Second):
+		}
+	}
 }
