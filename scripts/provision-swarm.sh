@@ -180,36 +180,63 @@ for n in $(seq "$NODES"); do
 	done
 done
 
-# The swarm: node 1 manages, the others join as workers.
+# The swarm: node 1 manages, the others join as workers. Whatever state a
+# run left them in (a node in "error" or still "pending", a worker of an
+# older swarm whose manager was made anew), each ends up in this one.
 state() { dk "$1" info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null || true; }
-if [ "$(state 1)" != active ]; then
+nodeid() { dk "$1" info --format '{{.Swarm.NodeID}}'; }
+st="$(state 1)"
+for _ in $(seq 20); do [ "$st" = pending ] || break; sleep 1; st="$(state 1)"; done
+if [ "$st" = active ] && ! dk 1 node ls >/dev/null 2>&1; then
+	st=stale # part of a swarm, but not managing it
+fi
+if [ "$st" != active ]; then
+	[ "$st" = inactive ] || dk 1 swarm leave --force >&2 || true
 	log "docker swarm init on node 1 ($(nodeip 1))"
 	dk 1 swarm init --advertise-addr "$(nodeip 1)" --listen-addr "$(nodeip 1):2377" >&2
 fi
 token="$(dk 1 swarm join-token -q worker)"
+ids=("$(nodeid 1)")
 for n in $(seq 2 "$NODES"); do
 	st="$(state "$n")"
 	# A restarted node rejoins from its data root; give it a moment.
 	for _ in $(seq 20); do [ "$st" = pending ] || break; sleep 1; st="$(state "$n")"; done
+	if [ "$st" = active ] && ! dk 1 node inspect "$(nodeid "$n")" >/dev/null 2>&1; then
+		st=stale # a worker of a swarm this manager is not
+	fi
 	if [ "$st" != active ]; then
 		[ "$st" = inactive ] || dk "$n" swarm leave --force >&2 || true
 		log "node $n joins the swarm"
 		dk "$n" swarm join --token "$token" --advertise-addr "$(nodeip "$n")" "$(nodeip 1):2377" >&2
 	fi
+	ids+=("$(nodeid "$n")")
 done
 for n in $(seq "$NODES"); do
-	id="$(dk "$n" info --format '{{.Swarm.NodeID}}')"
-	dk 1 node update --label-add "featbench.engine=unix://$(sock "$n")" "$id" >/dev/null
+	dk 1 node update --label-add "featbench.engine=unix://$(sock "$n")" "${ids[$((n - 1))]}" >/dev/null
 done
-# Nodes that left for good (an older data root) would count as capacity.
-for id in $(dk 1 node ls --filter role=worker --format '{{.ID}} {{.Status}}' | awk '$2=="Down"{print $1}'); do
-	lbl="$(dk 1 node inspect --format '{{index .Spec.Labels "featbench.engine"}}' "$id")"
-	n="${lbl##*node}"; n="${n%.sock}"
-	if [ -z "$lbl" ] || [ "$n" -gt "$NODES" ] 2>/dev/null; then dk 1 node rm --force "$id" >/dev/null || true; fi
+# Nodes the manager still lists that none of ours is now (an older data
+# root, a node that left and joined again) would count as capacity or
+# never be ready.
+for id in $(dk 1 node ls -q); do
+	case " ${ids[*]} " in
+	*" $id "*) ;;
+	*)
+		log "removing node $id, which is none of this swarm's nodes now"
+		dk 1 node rm --force "$id" >/dev/null || true
+		;;
+	esac
 done
-for _ in $(seq 30); do
+# A restarted node is ready once the manager hears from it again, which
+# on a loaded machine takes a while: wait, and fail rather than print a
+# swarm with a node missing (tests would count it).
+for i in $(seq 120); do
 	ready="$(dk 1 node ls --format '{{.Status}}' | grep -c '^Ready$' || true)"
 	[ "$ready" -ge "$NODES" ] && break
+	if [ "$i" -eq 120 ]; then
+		log "only $ready of $NODES nodes ready after 120 s:"
+		dk 1 node ls >&2 || true
+		exit 1
+	fi
 	sleep 1
 done
 log "swarm up: $ready of $NODES nodes ready; registry $HOSTIP:$PORT"
