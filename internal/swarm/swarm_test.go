@@ -24,9 +24,15 @@ import (
 // namespace, and Debian's registry), with the images built on the test's
 // Docker engine (testenv.DockerHost) and pushed from it.
 
-// connect connects an executor to the test's swarm, pushing from eng.
+// connect connects an executor to the test's swarm, pushing from eng,
+// once the swarm is settled (every node ready, no task holding resources):
+// a node that just came back may still carry the tasks it ran before it
+// stopped in the manager's books, and the manager then shuts down newer
+// tasks on it ("assigned node no longer meets constraints"), which the
+// executor retries but a test comparing reports would see.
 func connect(t *testing.T, eng *container.Engine) *swarm.Executor {
 	t.Helper()
+	settled(t, manager(t))
 	manager, registry, push := testenv.Swarm(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
