@@ -240,3 +240,14 @@ func (c *Container) Inspect(ctx context.Context) (container.InspectResponse, err
 	}
 	return res.Container, nil
 }
+
+// ForceRemove force-removes the container id of this engine, which
+// something other than Start started (a swarm task that was never
+// adopted); one already gone is not an error.
+func (e *Engine) ForceRemove(ctx context.Context, id string) error {
+	_, err := e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) && !removing(err) {
+		return fmt.Errorf("remove container %s on %s: %w", id, e.host, err)
+	}
+	return nil
+}

@@ -264,14 +264,18 @@ func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.C
 	x.ours[created.ID] = true
 	x.mu.Unlock()
 	remove := func() error { return x.removeService(created.ID, svc.Name) }
+	// Before its container is adopted, a failed Start removes the task's
+	// container too: removing a job's service does not stop a task that
+	// runs (Docker 20.10), which would hold its reservation for ever.
+	discard := func() error { return x.discard(created.ID, svc.Name) }
 	task, err := x.waitRunning(ctx, created.ID, svc.Name)
 	if err != nil {
-		return nil, errors.Join(err, remove())
+		return nil, errors.Join(err, discard())
 	}
 	eng, err := x.engine(ctx, task.NodeID)
 	if err != nil {
 		x.markLost(task.NodeID, err)
-		return nil, errors.Join(fmt.Errorf("%w: service %s: %w", container.ErrLost, svc.Name, err), remove())
+		return nil, errors.Join(fmt.Errorf("%w: service %s: %w", container.ErrLost, svc.Name, err), discard())
 	}
 	c, err := eng.Adopt(ctx, task.Status.ContainerStatus.ContainerID, container.AdoptOptions{
 		AfterRemove: remove,
@@ -281,7 +285,7 @@ func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.C
 		if errors.Is(err, container.ErrLost) {
 			x.lostOn(task.NodeID, err)
 		}
-		return nil, errors.Join(fmt.Errorf("service %s on node %s: %w", svc.Name, task.NodeID, err), remove())
+		return nil, errors.Join(fmt.Errorf("service %s on node %s: %w", svc.Name, task.NodeID, err), discard())
 	}
 	return c, nil
 }
@@ -462,6 +466,32 @@ func (x *Executor) nodeGone(parent context.Context, id string) string {
 		return fmt.Sprintf("cannot be reached (%v)", err)
 	}
 	return ""
+}
+
+// discard removes a service whose container was not adopted: each of its
+// tasks' containers on its node, where the node answers (a lost node's
+// went with it), then the service. With a fresh context, bounded.
+func (x *Executor) discard(id, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var errs []error
+	if res, err := x.cli.TaskList(ctx, client.TaskListOptions{Filters: make(client.Filters).Add("service", id)}); err == nil {
+		for _, t := range res.Items {
+			if t.NodeID == "" || t.Status.ContainerStatus == nil || t.Status.ContainerStatus.ContainerID == "" {
+				continue
+			}
+			x.mu.Lock()
+			lost := x.lost[t.NodeID] != ""
+			x.mu.Unlock()
+			if lost {
+				continue
+			}
+			if eng, err := x.engine(ctx, t.NodeID); err == nil {
+				errs = append(errs, eng.ForceRemove(ctx, t.Status.ContainerStatus.ContainerID))
+			}
+		}
+	}
+	return errors.Join(append(errs, x.removeService(id, name))...)
 }
 
 // removeService removes a service of this executor, with a fresh

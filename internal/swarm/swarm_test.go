@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	swarmtypes "github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 
 	"github.com/featbench/featbench/internal/container"
@@ -327,12 +328,23 @@ func settled(t *testing.T, cli *client.Client) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		svcs, err := cli.ServiceList(ctx, client.ServiceListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alive := map[string]bool{}
+		for _, s := range svcs.Items {
+			alive[s.ID] = true
+		}
 		var busy []string
 		for _, task := range res.Items {
 			switch task.Status.State {
 			case "new", "allocated", "pending", "assigned", "accepted", "preparing", "ready", "starting", "running":
 				if r := task.Spec.Resources; r != nil && r.Reservations != nil && (r.Reservations.NanoCPUs > 0 || r.Reservations.MemoryBytes > 0) {
 					busy = append(busy, task.ID+" "+string(task.Status.State))
+					if !alive[task.ServiceID] {
+						removeOrphan(ctx, t, cli, task)
+					}
 				}
 			}
 		}
@@ -345,4 +357,25 @@ func settled(t *testing.T, cli *client.Client) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// removeOrphan force-removes, on its node, the container of a task whose
+// service is gone: Docker 20.10 leaves a running job task behind when its
+// service is removed, holding its reservation.
+func removeOrphan(ctx context.Context, t *testing.T, cli *client.Client, task swarmtypes.Task) {
+	t.Helper()
+	if task.Status.ContainerStatus == nil || task.Status.ContainerStatus.ContainerID == "" {
+		return
+	}
+	n, err := cli.NodeInspect(ctx, task.NodeID, client.NodeInspectOptions{})
+	if err != nil {
+		return
+	}
+	node, err := client.New(client.WithHost(n.Node.Spec.Labels["featbench.engine"]), client.WithAPIVersionNegotiation())
+	if err != nil {
+		return
+	}
+	defer node.Close()
+	t.Logf("removing the container of task %s, whose service is gone", task.ID)
+	node.ContainerRemove(ctx, task.Status.ContainerStatus.ContainerID, client.ContainerRemoveOptions{Force: true})
 }
