@@ -5,12 +5,22 @@
 # a bare `docker run` of the same tests in the same image, the least any
 # harness can cost.
 #
-#   scripts/eval-bench.sh [-runs N] [-dataset NAME/VERSION] [-compare REV]
+#   scripts/eval-bench.sh [-runs N] [-dataset NAME/VERSION] [-compare REV | -swarm]
 #
 # -compare REV measures the harness of commit REV (built from a worktree of
 # it, on that commit's data) against this checkout's instead, one worker,
 # alternating which goes first each round, with the overhead per level:
 # the "before and after" of a change to the flow.
+#
+# -swarm measures the swarm backend (docs/executors.md) on the swarm of
+# scripts/provision-swarm.sh ($FEATBENCH_SWARM_* as it prints them, else
+# its defaults): --gold with 1, 2 and 3 nodes active (the others drained,
+# all made active again at the end), beside the local engine with 1 and 2
+# workers; the per-attempt overhead of each (the swarm's extra over a
+# local container is the difference); then scripts/eval-bench/simulate.py
+# plays 1,000 attempts over 10 nodes from the measured per-attempt costs.
+# The nodes of that swarm share this machine's cores: more nodes add
+# slots, not CPUs.
 #
 # Needs a Docker engine: eval "$(bash scripts/provision-docker.sh)".
 set -euo pipefail
@@ -19,20 +29,29 @@ trap 'echo "eval-bench.sh: failed at line $LINENO" >&2' ERR
 runs=3
 dataset=example/v3
 compare=
+swarm=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-runs) runs=$2; shift 2 ;;
 	-dataset) dataset=$2; shift 2 ;;
 	-compare) compare=$2; shift 2 ;;
-	*) echo "usage: $0 [-runs N] [-dataset NAME/VERSION] [-compare REV]" >&2; exit 2 ;;
+	-swarm) swarm=1; shift ;;
+	*) echo "usage: $0 [-runs N] [-dataset NAME/VERSION] [-compare REV | -swarm]" >&2; exit 2 ;;
 	esac
 done
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 work=$(mktemp -d /tmp/featbench-eval-bench.XXXXXX)
+manager=${FEATBENCH_SWARM_MANAGER:-unix:///run/featbench-swarm/node1.sock}
 cleanup() {
 	[ -z "$compare" ] || git worktree remove --force "$work/before" 2>/dev/null || true
+	if [ -n "$swarm" ]; then
+		# Every node active again, whatever the bench drained.
+		for id in $(docker -H "$manager" node ls -q 2>/dev/null); do
+			docker -H "$manager" node update --availability active "$id" >/dev/null 2>&1 || true
+		done
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -102,6 +121,82 @@ if [ -n "$compare" ]; then
 			printf '%-30s %8.2f %10.1f %12s %12s %8s %8s\n' "$which" "$wall" "$(awk -v n="$count" -v w="$wall" 'BEGIN {print n * 60 / w}')" "$p50 s" "$pmax s" "$l1 s" "$l2 s"
 		done
 		bare
+	done
+	exit 0
+fi
+
+if [ -n "$swarm" ]; then
+	# The same configuration with backend = "swarm".
+	sed "s|^runs = .*|runs = \"$work/runs\"|; s|^\[eval\]\$|[eval]\nbackend = \"swarm\"|" featbench.toml >"$work/featbench-swarm.toml"
+	cat >>"$work/featbench-swarm.toml" <<EOF
+
+[eval.swarm]
+manager = "$manager"
+registry = "${FEATBENCH_SWARM_REGISTRY:-10.77.0.1:5077}"
+push_registry = "${FEATBENCH_SWARM_PUSH_REGISTRY:-127.0.0.1:5077}"
+EOF
+	sproj=(--root "$repo" --config "$work/featbench-swarm.toml")
+	dk() { docker -H "$manager" "$@"; }
+	# The manager first, then the workers: k nodes = the first k active.
+	mapfile -t nodes < <(dk node ls --format '{{.ID}} {{.ManagerStatus}}' | sort -k2r | awk '{print $1}')
+	echo "swarm: ${#nodes[@]} nodes at $manager, each reporting $(dk node inspect --format '{{.Description.Resources.NanoCPUs}}' "${nodes[0]}" | awk '{print $1 / 1e9}') CPUs (this machine's: they share them)"
+	use_nodes() {
+		local k=$1 j
+		for j in "${!nodes[@]}"; do
+			if [ "$j" -lt "$k" ]; then
+				dk node update --availability active "${nodes[$j]}" >/dev/null
+			else
+				dk node update --availability drain "${nodes[$j]}" >/dev/null
+			fi
+		done
+	}
+	# timed NAME RUN-ID ARGS...: one eval run --gold, its line, its costs
+	# (each attempt's seconds) kept in costs-<name of the run>.txt.
+	timed() {
+		local name=$1 id=$2 start end wall p50 pmax count
+		shift 2
+		start=$(date +%s.%N)
+		if ! "$work/eval" run "$@" --dataset "$dataset" --split full --gold --run-id "$id" >"$work/$id.out" 2>&1; then
+			tail -20 "$work/$id.out" >&2
+			return 1
+		fi
+		end=$(date +%s.%N)
+		wall=$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')
+		read -r p50 pmax count _ _ < <(stats "$work/runs/$id")
+		printf '%-34s %8.2f %10.1f %12s %12s\n' "$name" "$wall" "$(awk -v n="$count" -v w="$wall" 'BEGIN {print n * 60 / w}')" "$p50 s" "$pmax s"
+		python3 -c 'import json, glob, sys; [print(json.load(open(p))["seconds"]) for p in glob.glob(sys.argv[1] + "/*/attempt-*/report.json")]' \
+			"$work/runs/$id" >>"$work/costs-${id%%-*}.txt"
+	}
+	# Warm-up, not counted: the image pushed, and pulled on every node.
+	use_nodes "${#nodes[@]}"
+	"$work/eval" run "${sproj[@]}" --dataset "$dataset" --split full --gold --run-id warm >"$work/warm.out" 2>&1 || { tail -20 "$work/warm.out" >&2; exit 1; }
+	printf '%-34s %8s %10s %12s %12s\n' "run ($dataset, --gold)" "wall s" "inst/min" "overhead p50" "overhead max"
+	for i in $(seq "$runs"); do
+		timed "local engine, 1 worker" "local1-$i" "${proj[@]}" --workers 1
+		timed "local engine, 2 workers" "local2-$i" "${proj[@]}" --workers 2
+		for k in $(seq "${#nodes[@]}"); do
+			use_nodes "$k"
+			timed "swarm, $k node(s)" "swarm$k-$i" "${sproj[@]}"
+		done
+	done
+	use_nodes "${#nodes[@]}"
+	echo
+	# The swarm's extra per attempt: its median overhead with one node
+	# (room for two at once) minus the local engine's with two workers.
+	extra=$(python3 -c '
+import glob, json, statistics, sys
+def over(pat):
+    return [r["seconds"] - r["pytest_seconds"] for r in (json.load(open(p)) for p in glob.glob(sys.argv[1] + "/" + pat + "/*/attempt-*/report.json"))]
+print("%.2f" % (statistics.median(over("swarm1-*")) - statistics.median(over("local2-*"))))
+' "$work/runs")
+	echo "the swarm's extra per attempt over a local container (median overhead, 1 node vs 2 local workers): $extra s"
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	echo "simulation (scripts/eval-bench/simulate.py): 1,000 attempts on 10 nodes, costs of the local runs with 2 workers plus the extra"
+	for slots in 2 8; do
+		for dispatch in 0.1 0.5; do
+			python3 scripts/eval-bench/simulate.py --costs "$work/costs-local2.txt" --tasks 1000 --nodes 10 --slots "$slots" --dispatch "$dispatch" --extra "$extra"
+		done
 	done
 	exit 0
 fi
