@@ -17,7 +17,7 @@ set -euo pipefail
 trap 'echo "eval-bench.sh: failed at line $LINENO" >&2' ERR
 
 runs=3
-dataset=example/v3
+dataset=example/v4
 compare=
 while [ $# -gt 0 ]; do
 	case "$1" in
