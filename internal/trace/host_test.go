@@ -22,6 +22,13 @@ const hostPython = "/usr/bin/python3"
 // test files there, failing the test when a traced test fails.
 func hostTrace(t *testing.T, files map[string]string, tests ...string) *trace.Graph {
 	t.Helper()
+	return hostTraceEnv(t, nil, files, tests...)
+}
+
+// hostTraceEnv is hostTrace with more environment variables for the
+// runner (see testdata/runner.py).
+func hostTraceEnv(t *testing.T, env []string, files map[string]string, tests ...string) *trace.Graph {
+	t.Helper()
 	if _, err := os.Stat(hostPython); err != nil {
 		t.Skipf("%s (Debian's Python 3.11, as in the repositories' containers) is missing: %v", hostPython, err)
 	}
@@ -46,7 +53,7 @@ func hostTrace(t *testing.T, files map[string]string, tests ...string) *trace.Gr
 	out := filepath.Join(tools, "trace.json")
 	cmd := exec.Command(hostPython, append([]string{runner, tools, root, out}, tests...)...)
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "PYTHONDONTWRITEBYTECODE=1"}
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "LC_ALL=C", "PYTHONDONTWRITEBYTECODE=1"}, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -490,4 +497,158 @@ def test_ref_counts():
 `,
 	}, "tests/test_gc.py")
 	mustNode(t, g, "lib/box.py::Box.__init__::2")
+}
+
+// loops is a library whose calls repeat: one caller calling one function in
+// a loop, two calls taking turns, a generator and its consumer. The hook
+// counts a call it saw just before (the same callee from the same caller)
+// without recording it again; counts and edges must stay exact.
+var loops = map[string]string{
+	"lib/__init__.py": "",
+	"lib/loops.py": `def leaf(x):
+    return x + 1
+
+
+def other(x):
+    return x
+
+
+def one(n):
+    return sum(leaf(i) for i in range(n))
+
+
+def two(n):
+    s = 0
+    for i in range(n):
+        s += leaf(i)
+        s += other(i)
+    return s
+
+
+def gen(n):
+    for i in range(n):
+        yield leaf(i)
+
+
+def consume(n):
+    return list(gen(n))
+
+
+def alternate(n):
+    for _ in range(n):
+        one(1)
+        two(1)
+`,
+	"tests/test_loops.py": `from lib import loops
+
+
+def test_loops():
+    assert loops.two(1000) == 1000 * 1001 // 2 + 1000 * 999 // 2
+    loops.alternate(100)
+    assert loops.consume(50) == list(range(1, 51))
+    assert loops.leaf(0) == 1
+`,
+}
+
+// TestLoopCounts checks counts and edges of repeated calls against
+// what the test does.
+func TestLoopCounts(t *testing.T) {
+	g := hostTrace(t, loops, "tests/test_loops.py")
+	const f = "lib/loops.py::"
+	calls := map[string]int{
+		f + "leaf::1":       1000 + 100 + 100 + 50 + 1, // two(1000); one(1), two(1) 100 times; consume(50); the test
+		f + "other::5":      1000 + 100,
+		f + "one::9":        100 + 2*100, // with its generator expression's calls: started and ended, for n = 1
+		f + "two::13":       1 + 100,
+		f + "gen::21":       51, // started, resumed for each of 50 values, and once more to end
+		f + "consume::26":   1,
+		f + "alternate::30": 1,
+	}
+	for id, want := range calls {
+		if n := mustNode(t, g, id); n.Calls != want {
+			t.Errorf("%s: %d calls, want %d", id, n.Calls, want)
+		}
+	}
+	callees := map[string][]string{
+		f + "one::9":        {f + "leaf::1"}, // from its generator expression
+		f + "two::13":       {f + "leaf::1", f + "other::5"},
+		f + "gen::21":       {f + "leaf::1"},
+		f + "consume::26":   {f + "gen::21"},
+		f + "alternate::30": {f + "one::9", f + "two::13"},
+		f + "leaf::1":       nil,
+		f + "other::5":      nil,
+	}
+	for id, want := range callees {
+		if n := mustNode(t, g, id); !slices.Equal(n.Callees, want) {
+			t.Errorf("%s: callees %v, want %v", id, n.Callees, want)
+		}
+	}
+	if n := mustNode(t, g, "tests/test_loops.py::test_loops::4"); !slices.Equal(n.Callees, []string{
+		f + "alternate::30", f + "consume::26", f + "leaf::1", f + "two::13"}) {
+		t.Errorf("test_loops: callees %v", n.Callees)
+	}
+}
+
+// TestThreadCalls: a thread the test starts is traced from its start, with
+// a profile function of its own.
+func TestThreadCalls(t *testing.T) {
+	g := hostTrace(t, map[string]string{
+		"lib/__init__.py": "",
+		"lib/work.py": `import threading
+
+
+def helper(x):
+    return x * 2
+
+
+def work(out, n):
+    for i in range(n):
+        out.append(helper(i))
+
+
+def run(n):
+    out = []
+    threads = [threading.Thread(target=work, args=(out, n)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sorted(out)
+`,
+		"tests/test_work.py": `from lib.work import run
+
+
+def test_run():
+    assert run(100) == sorted(list(range(0, 200, 2)) * 2)
+`,
+	}, "tests/test_work.py")
+	if n := mustNode(t, g, "lib/work.py::work::8"); n.Calls != 2 || !slices.Equal(n.Callees, []string{"lib/work.py::helper::4"}) {
+		t.Errorf("work = %+v, want 2 calls of helper", n)
+	}
+	if n := mustNode(t, g, "lib/work.py::helper::4"); n.Calls != 200 {
+		t.Errorf("helper: %d calls, want 200", n.Calls)
+	}
+}
+
+// TestImportedBeforeTheRun: the hook of the thread that runs the tests
+// starts with the repository's first module body (pytest's start goes
+// unhooked), unless a repository module was imported before the run,
+// whose functions can run without one: then it starts at once.
+func TestImportedBeforeTheRun(t *testing.T) {
+	g := hostTraceEnv(t, []string{"FB_PRECALL=lib.pre:setup"}, map[string]string{
+		"lib/__init__.py": "",
+		"lib/pre.py": `def helper():
+    return 1
+
+
+def setup():
+    return helper()
+`,
+		"tests/test_pre.py": `def test_nothing():
+    pass
+`,
+	}, "tests/test_pre.py")
+	if n := mustNode(t, g, "lib/pre.py::setup::5"); n.Calls != 1 || !slices.Equal(n.Callees, []string{"lib/pre.py::helper::1"}) {
+		t.Errorf("setup = %+v, want one call, of helper", n)
+	}
 }

@@ -18,6 +18,7 @@ Standard library only; Python 3.11 or later (co_qualname).
 """
 
 import ast
+import builtins
 import importlib.util
 import inspect
 import json
@@ -89,24 +90,41 @@ class Def:
             p = p.parent
 
 
+def statements(node):
+    """The statements a node holds directly, in source order, with its
+    except handlers and match cases: where definitions can be (never in
+    an expression), so the index walks no expressions."""
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if isinstance(v, list):
+            for x in v:
+                if isinstance(x, (ast.stmt, ast.excepthandler, ast.match_case)):
+                    yield x
+
+
 class FileIndex:
-    """The def and class statements of one file, by qualified name and line."""
+    """The def and class statements of one file, by qualified name and
+    line, and its syntax tree (parsed once for every use)."""
 
     def __init__(self, path):
         self.defs = []
         self.by_first = {}  # (qualname, first line incl. decorators) -> Def
         self.by_line = {}  # (qualname, def line) -> Def
         self.by_name = {}  # qualname -> [Def]
+        self.tree = None
+        self.error = None  # why there is no tree
         try:
             with open(path, "rb") as f:
                 tree = ast.parse(f.read(), path)
-        except (OSError, SyntaxError, ValueError):
+        except (OSError, SyntaxError, ValueError) as e:
+            self.error = e
             return
+        self.tree = tree
         self._walk(tree, "", None, False)
         self.defs.sort(key=lambda d: (d.start, -d.end))
 
     def _walk(self, node, prefix, parent, in_class):
-        for child in ast.iter_child_nodes(node):
+        for child in statements(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 qual = prefix + child.name
                 start = min([d.lineno for d in child.decorator_list] + [child.lineno])
@@ -159,50 +177,117 @@ class Tracer:
         self.repo = repo
         self.codes = {}  # id(code) -> code, kept alive so ids stay unique
         self.calls = {}  # id(code) -> call events
-        # id(caller code) or 0, shifted by EDGE_SHIFT, plus id(callee code)
-        # -> calls. An int, not a tuple: a new tuple is an object the
-        # garbage collector tracks, which a test that counts
-        # gc.get_objects() sees (sortedcontainers' test_ref_counts).
+        # (id(nearest repository caller's code) shifted by EDGE_SHIFT,
+        # plus id(callee code)) -> True. An int, not a tuple: a new tuple
+        # is an object the garbage collector tracks, which a test that
+        # counts gc.get_objects() sees (sortedcontainers' test_ref_counts).
         self.edges = {}
+        self.flushes = []  # each profile function's pending counts
 
     def make_profile(self):
+        """A profile function for one thread.
+
+        The hook runs on every event of every frame, and under it Python
+        3.11 runs each instruction unspecialized and gives every frame a
+        frame object, so what it does per event is most of the tracer's
+        cost (docs/performance.md). Every event but a call returns at
+        once, and a call outside the repository after one lookup by file
+        name. A call of repository code from repository code is a pair
+        (caller, callee) that loops repeat, one pair after another or two
+        taking turns (a generator and what consumes it): the last two
+        pairs are kept, and a call of either only counts, without the walk
+        to the caller or the edge, which its first call recorded. The kept
+        pairs make the function one thread's."""
         relpath = self.repo.relpath
         rel = self.repo.rel
         codes, calls, edges = self.codes, self.calls, self.edges
+        # The kept pairs: callee code, caller code, id(callee), calls not
+        # yet in calls. The newest is the first.
+        a = ac = b = bc = None
+        ak = bk = 0
+        an = bn = 0
+
+        def record(frame, code):
+            # A repository call the kept pairs did not have: counted, and
+            # its edge from the nearest repository frame below (calls made
+            # through the standard library, pytest or a dependency are
+            # that frame's work).
+            nonlocal a, ac, ak, an, b, bc, bk, bn
+            k = id(code)
+            n = calls.get(k)
+            if n is None:
+                codes[k] = code
+                calls[k] = 1
+            else:
+                calls[k] = n + 1
+            f = frame.f_back
+            immediate = True
+            while f is not None:
+                c = f.f_code
+                fn = c.co_filename
+                r = rel.get(fn, False)
+                if r is False:
+                    r = relpath(fn)
+                if r is not None:
+                    ck = id(c)
+                    if ck not in codes:
+                        codes[ck] = c
+                    edges[ck << EDGE_SHIFT | k] = True
+                    if immediate:
+                        if bn:
+                            calls[bk] += bn
+                        b, bc, bk, bn = a, ac, ak, an
+                        a, ac, ak, an = code, c, k, 0
+                    return
+                immediate = False
+                f = f.f_back
 
         def profile(frame, event, arg):
-            # Only entries into Python frames matter; c_call and returns
-            # leave at once, which keeps the hook's cost low.
+            # The fewer names it closes over, the less each event costs:
+            # every event copies them into the function's frame.
+            nonlocal an, bn
             if event != "call":
                 return
             code = frame.f_code
+            if code is a or code is b:
+                f = frame.f_back
+                if f is not None:
+                    c = f.f_code
+                    if code is a and c is ac:
+                        an += 1
+                        return
+                    if code is b and c is bc:
+                        bn += 1
+                        return
             fn = code.co_filename
             r = rel.get(fn, False)
             if r is False:
                 r = relpath(fn)
-            if r is None:
-                return
-            k = id(code)
-            if k not in codes:
-                codes[k] = code
-            calls[k] = calls.get(k, 0) + 1
-            f = frame.f_back
-            caller = 0
-            while f is not None:
-                c = f.f_code
-                cr = rel.get(c.co_filename, False)
-                if cr is False:
-                    cr = relpath(c.co_filename)
-                if cr is not None:
-                    caller = id(c)
-                    if caller not in codes:
-                        codes[caller] = c
-                    break
-                f = f.f_back
-            e = caller << EDGE_SHIFT | k
-            edges[e] = edges.get(e, 0) + 1
+            if r is not None:
+                record(frame, code)
 
+        def flush():
+            nonlocal an, bn
+            if an:
+                calls[ak] += an
+                an = 0
+            if bn:
+                calls[bk] += bn
+                bn = 0
+
+        self.flushes.append(flush)
         return profile
+
+    def start_thread(self, frame, event, arg):
+        """threading.setprofile's function: a new thread's first event
+        gives it a profile function of its own."""
+        prof = self.make_profile()
+        sys.setprofile(prof)
+        prof(frame, event, arg)
+
+    def flush(self):
+        for f in self.flushes:
+            f()
 
     def node_of(self, code):
         """(id, record, Def or None) of the node a code object belongs to."""
@@ -231,10 +316,8 @@ class Tracer:
                     funcs[nid] = (rec["file"], d)
         for k, n in self.calls.items():
             nodes[node_of[k]]["calls"] += n
-        for e, n in self.edges.items():
+        for e in self.edges:
             caller, callee = e >> EDGE_SHIFT, e & EDGE_MASK
-            if caller == 0:
-                continue
             a, b = node_of[caller], node_of[callee]
             if a != b:
                 nodes[a]["callees"].add(b)
@@ -363,6 +446,11 @@ class Usage(ast.NodeVisitor):
             return
         self.generic_visit(node)
 
+    def visit_Constant(self, node):
+        # NodeVisitor's own looks up the visit_Num and visit_Str of
+        # old Pythons for every constant; a constant holds nothing.
+        pass
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load) and node.id in self.names:
             self.count(self.names[node.id][0], None)
@@ -437,12 +525,10 @@ def describe_object(repo, obj):
 def test_imports(repo, test_file):
     """The test file's import statements, what each name is, and how the
     file uses it."""
-    path = os.path.join(repo.root, test_file)
-    try:
-        with open(path, "rb") as f:
-            tree = ast.parse(f.read(), path)
-    except (OSError, SyntaxError, ValueError) as e:
-        return [], "cannot parse %s: %s" % (test_file, e)
+    fi = repo.file(test_file)
+    tree = fi.tree
+    if tree is None:
+        return [], "cannot parse %s: %s" % (test_file, fi.error)
     pkg = os.path.dirname(test_file).replace("/", ".")
     records = []
     names = {}
@@ -589,6 +675,8 @@ class ImportTimeRefs(ast.NodeVisitor):
         else:
             self.refs.append(chain)
 
+    visit_Constant = Usage.visit_Constant
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
             self._ref([node.id])
@@ -670,10 +758,8 @@ def import_refs(repo):
         rel = repo.relpath(f) if isinstance(f, str) else None
         if rel is None:
             continue
-        try:
-            with open(os.path.join(repo.root, rel), "rb") as fh:
-                tree = ast.parse(fh.read(), rel)
-        except (OSError, SyntaxError, ValueError):
+        tree = repo.file(rel).tree
+        if tree is None:
             continue
         v = ImportTimeRefs()
         v.visit(tree)
@@ -950,6 +1036,8 @@ class FunctionBody(ast.NodeVisitor):
         self.calls.add(id(node.func))
         self.generic_visit(node)
 
+    visit_Constant = Usage.visit_Constant
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
             self.chains.append(([node.id], id(node) in self.calls))
@@ -1068,14 +1156,49 @@ def trace_run(root, tests, args, run_tests):
     repo = Repo(root)
     tracer = Tracer(repo)
     prof = tracer.make_profile()
+    main = threading.get_ident()
+    real_exec = builtins.exec
+
+    # This thread's hook starts when it first runs a body of the
+    # repository's code: until then nothing of the repository can have
+    # run in it (a module's body runs through exec, in the import system,
+    # pytest's assertion rewriter and runpy alike), and pytest's own start
+    # (plugins, configuration: a tenth of a small test file's events) goes
+    # unhooked. exec is the builtin again from then on. Other threads are
+    # hooked from their start, as always. (An audit hook cannot do it:
+    # with one, every frame.f_code the hook reads is an audited event.)
+    def exec_(source, globals=None, locals=None, /, **kw):
+        if globals is None:
+            # The caller's namespaces, as the builtin takes them.
+            f = sys._getframe(1)
+            globals = f.f_globals
+            if locals is None:
+                locals = f.f_locals
+        if threading.get_ident() == main and builtins.exec is exec_:
+            fn = getattr(source, "co_filename", None)
+            if isinstance(fn, str) and repo.relpath(fn) is not None:
+                builtins.exec = real_exec
+                sys.setprofile(prof)
+        return real_exec(source, globals, locals, **kw)
+
+    # A repository module imported before the run (by a .pth file, or
+    # whoever calls trace_run) can run without exec: hook at once.
+    early = any(isinstance(getattr(m, "__file__", None), str) and repo.relpath(m.__file__) is not None
+                for m in list(sys.modules.values()))
     start = time.monotonic()
-    threading.setprofile(prof)
-    sys.setprofile(prof)
+    threading.setprofile(tracer.start_thread)
+    if early:
+        sys.setprofile(prof)
+    else:
+        builtins.exec = exec_
     try:
         code = run_tests()
     finally:
+        if builtins.exec is exec_:
+            builtins.exec = real_exec
         sys.setprofile(None)
         threading.setprofile(None)
+        tracer.flush()
     seconds = time.monotonic() - start
     result = {"version": VERSION, "root": repo.root, "args": args, "exit_code": int(code),
               "seconds": round(seconds, 3), "python": sys.version.split()[0], "nodes": tracer.graph(),
