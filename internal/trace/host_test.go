@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/featbench/featbench/internal/trace"
@@ -32,6 +33,12 @@ func hostTraceEnv(t *testing.T, env []string, files map[string]string, tests ...
 	if _, err := os.Stat(hostPython); err != nil {
 		t.Skipf("%s (Debian's Python 3.11, as in the repositories' containers) is missing: %v", hostPython, err)
 	}
+	return hostTraceWith(t, hostPython, env, files, tests...)
+}
+
+// hostTraceWith is hostTraceEnv with another Python.
+func hostTraceWith(t *testing.T, python string, env []string, files map[string]string, tests ...string) *trace.Graph {
+	t.Helper()
 	root := t.TempDir()
 	for p, src := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
@@ -51,7 +58,7 @@ func hostTraceEnv(t *testing.T, env []string, files map[string]string, tests ...
 		t.Fatal(err)
 	}
 	out := filepath.Join(tools, "trace.json")
-	cmd := exec.Command(hostPython, append([]string{runner, tools, root, out}, tests...)...)
+	cmd := exec.Command(python, append([]string{runner, tools, root, out}, tests...)...)
 	cmd.Dir = root
 	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "LC_ALL=C", "PYTHONDONTWRITEBYTECODE=1"}, env...)
 	var stderr bytes.Buffer
@@ -122,6 +129,9 @@ func TestHostTracer(t *testing.T) {
 		"lib/m.py":        "def helper(x):\n    return x + 1\n\n\ndef f(x):\n    return helper(x)\n",
 		"tests/test_m.py": "from lib.m import f\n\n\ndef test_f():\n    assert f(1) == 2\n",
 	}, "tests/test_m.py")
+	if g.Hook != "sys.setprofile" {
+		t.Errorf("hook %q on Python 3.11, want sys.setprofile", g.Hook)
+	}
 	if n := mustNode(t, g, "lib/m.py::f::5"); !slices.Contains(n.Callees, "lib/m.py::helper::1") {
 		t.Errorf("f's callees = %v, want helper", n.Callees)
 	}
@@ -227,15 +237,11 @@ class TestM(unittest.TestCase):
 	}
 }
 
-// TestClosureCallsReachTheFactory: a function a factory returns, called
-// later by the test, is the factory's work: the factory's node reaches the
-// closure (through the nested decorator), so that a walk from the factory
-// goes on to what the closure calls (the walk from a caching decorator
-// used to stop at the decorator itself, its helpers left in place).
-func TestClosureCallsReachTheFactory(t *testing.T) {
-	g := hostTrace(t, map[string]string{
-		"lib/__init__.py": "",
-		"lib/caching.py": `def _key(args):
+// closures is a caching decorator's factory, its decorator and wrapper,
+// and a test that calls the wrapper.
+var closures = map[string]string{
+	"lib/__init__.py": "",
+	"lib/caching.py": `def _key(args):
     return tuple(args)
 
 
@@ -254,7 +260,7 @@ def cached(cache):
         return wrapper
     return decorator
 `,
-		"tests/test_caching.py": `from lib.caching import cached
+	"tests/test_caching.py": `from lib.caching import cached
 
 
 def test_cached():
@@ -268,7 +274,15 @@ def test_cached():
     assert square(3) == 9
     assert c == {(3,): 9}
 `,
-	}, "tests/test_caching.py")
+}
+
+// TestClosureCallsReachTheFactory: a function a factory returns, called
+// later by the test, is the factory's work: the factory's node reaches the
+// closure (through the nested decorator), so that a walk from the factory
+// goes on to what the closure calls (the walk from a caching decorator
+// used to stop at the decorator itself, its helpers left in place).
+func TestClosureCallsReachTheFactory(t *testing.T) {
+	g := hostTrace(t, closures, "tests/test_caching.py")
 	const (
 		factory   = "lib/caching.py::cached::10"
 		decorator = "lib/caching.py::cached.decorator::11"
@@ -589,12 +603,11 @@ func TestLoopCounts(t *testing.T) {
 	}
 }
 
-// TestThreadCalls: a thread the test starts is traced from its start, with
-// a profile function of its own.
-func TestThreadCalls(t *testing.T) {
-	g := hostTrace(t, map[string]string{
-		"lib/__init__.py": "",
-		"lib/work.py": `import threading
+// threads is a library function that starts two threads, each calling
+// another function of the library.
+var threads = map[string]string{
+	"lib/__init__.py": "",
+	"lib/work.py": `import threading
 
 
 def helper(x):
@@ -615,13 +628,18 @@ def run(n):
         t.join()
     return sorted(out)
 `,
-		"tests/test_work.py": `from lib.work import run
+	"tests/test_work.py": `from lib.work import run
 
 
 def test_run():
     assert run(100) == sorted(list(range(0, 200, 2)) * 2)
 `,
-	}, "tests/test_work.py")
+}
+
+// TestThreadCalls: a thread the test starts is traced from its start, with
+// a profile function of its own.
+func TestThreadCalls(t *testing.T) {
+	g := hostTrace(t, threads, "tests/test_work.py")
 	if n := mustNode(t, g, "lib/work.py::work::8"); n.Calls != 2 || !slices.Equal(n.Callees, []string{"lib/work.py::helper::4"}) {
 		t.Errorf("work = %+v, want 2 calls of helper", n)
 	}
@@ -650,5 +668,71 @@ def setup():
 	}, "tests/test_pre.py")
 	if n := mustNode(t, g, "lib/pre.py::setup::5"); n.Calls != 1 || !slices.Equal(n.Callees, []string{"lib/pre.py::helper::1"}) {
 		t.Errorf("setup = %+v, want one call, of helper", n)
+	}
+}
+
+// monitoringPython is a Python 3.12 or later, for the tests of the
+// tracer's sys.monitoring hook: $FEATBENCH_TEST_PYTHON, else Debian's
+// python3.13 or python3.12.
+func monitoringPython(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("FEATBENCH_TEST_PYTHON"), "/usr/bin/python3.13", "/usr/bin/python3.12"} {
+		if p == "" {
+			continue
+		}
+		out, err := exec.Command(p, "-c", "import sys; print(sys.version_info >= (3, 12))").Output()
+		if err == nil && strings.TrimSpace(string(out)) == "True" {
+			return p
+		}
+	}
+	t.Skip("no Python 3.12 or later ($FEATBENCH_TEST_PYTHON, /usr/bin/python3.13, /usr/bin/python3.12): the sys.monitoring hook is not tested")
+	return ""
+}
+
+// TestMonitoringHook: on Python 3.12 and later the tracer hooks
+// sys.monitoring (every thread's events; a code location outside the
+// repository is disabled after its first event) and records what the
+// same Python records under sys.setprofile, counts included.
+func TestMonitoringHook(t *testing.T) {
+	py := monitoringPython(t)
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		test  string
+	}{{"loops", loops, "tests/test_loops.py"}, {"threads", threads, "tests/test_work.py"}, {"closures", closures, "tests/test_caching.py"}} {
+		t.Run(c.name, func(t *testing.T) {
+			mon := hostTraceWith(t, py, nil, c.files, c.test)
+			prof := hostTraceWith(t, py, []string{"FEATBENCH_TRACE_HOOK=setprofile"}, c.files, c.test)
+			if mon.Hook != "sys.monitoring" || prof.Hook != "sys.setprofile" {
+				t.Fatalf("hooks %q and %q, want sys.monitoring and sys.setprofile", mon.Hook, prof.Hook)
+			}
+			type rec struct {
+				calls   int
+				callees []string
+				refs    []string
+			}
+			nodes := func(g *trace.Graph) map[string]rec {
+				m := map[string]rec{}
+				for _, n := range g.Nodes {
+					m[n.ID] = rec{n.Calls, n.Callees, n.Refs}
+				}
+				return m
+			}
+			a, b := nodes(mon), nodes(prof)
+			for id, x := range a {
+				y, ok := b[id]
+				switch {
+				case !ok:
+					t.Errorf("%s: a node under sys.monitoring only", id)
+				case x.calls != y.calls || !slices.Equal(x.callees, y.callees) || !slices.Equal(x.refs, y.refs):
+					t.Errorf("%s: %+v under sys.monitoring, %+v under sys.setprofile", id, x, y)
+				}
+			}
+			for id := range b {
+				if _, ok := a[id]; !ok {
+					t.Errorf("%s: a node under sys.setprofile only", id)
+				}
+			}
+		})
 	}
 }

@@ -4,7 +4,8 @@
 //
 // The recording is done by tracer.py, embedded here and run in the
 // repository's container: it runs pytest in-process under sys.setprofile
-// (and threading.setprofile) and writes a Graph as JSON. This package reads
+// (and threading.setprofile) on Python 3.11, sys.monitoring on 3.12 and
+// later, and writes a Graph as JSON. This package reads
 // that JSON, exports it as DOT, and walks it breadth-first to choose the
 // code a task removes.
 package trace
@@ -46,7 +47,10 @@ type Graph struct {
 	ExitCode int      `json:"exit_code"`
 	Seconds  float64  `json:"seconds"` // pytest's wall time under the hook
 	Python   string   `json:"python"`
-	Nodes    []Node   `json:"nodes"` // sorted by ID
+	// Hook is what the tracer hooked: "sys.setprofile" (Python 3.11) or
+	// "sys.monitoring" (3.12 and later).
+	Hook  string `json:"hook,omitempty"`
+	Nodes []Node `json:"nodes"` // sorted by ID
 	// Imports are each traced test file's import statements, resolved.
 	Imports map[string][]Import `json:"imports"`
 	// ImportRefs are the functions and classes that the import-time code

@@ -1,4 +1,5 @@
-"""FeatBench's tracer: run pytest in this process under a profiling hook and
+"""FeatBench's tracer: run pytest in this process under a profiling hook
+(sys.setprofile on Python 3.11, sys.monitoring on 3.12 and later) and
 write the object dependency graph of the repository's code it saw.
 
     python3 tracer.py --root /testbed --out trace.json --test tests/test_x.py -- PYTEST_ARGS...
@@ -184,25 +185,32 @@ class Tracer:
         self.edges = {}
         self.flushes = []  # each profile function's pending counts
 
-    def make_profile(self):
-        """A profile function for one thread.
+    def make_profile(self, monitoring=False):
+        """The hook: a profile function for one thread, or with monitoring
+        the callback of sys.monitoring's PY_START, PY_RESUME and PY_THROW
+        events (Python 3.12 and later), the events setprofile calls
+        "call".
 
-        The hook runs on every event of every frame, and under it Python
-        3.11 runs each instruction unspecialized and gives every frame a
-        frame object, so what it does per event is most of the tracer's
-        cost (docs/performance.md). Every event but a call returns at
-        once, and a call outside the repository after one lookup by file
-        name. A call of repository code from repository code is a pair
-        (caller, callee) that loops repeat, one pair after another or two
-        taking turns (a generator and what consumes it): the last two
-        pairs are kept, and a call of either only counts, without the walk
-        to the caller or the edge, which its first call recorded. The kept
-        pairs make the function one thread's."""
+        A profile function runs on every event of every frame, and under
+        it Python 3.11 runs each instruction unspecialized and gives every
+        frame a frame object, so what it does per event is most of the
+        tracer's cost (docs/performance.md). Every event but a call
+        returns at once, and a call outside the repository after one
+        lookup by file name; sys.monitoring goes further and stops
+        reporting a code location outside the repository after its first
+        event (DISABLE). A call of repository code from repository code is
+        a pair (caller, callee) that loops repeat, one pair after another
+        or two taking turns (a generator and what consumes it): the last
+        two pairs are kept, and a call of either only counts, without the
+        walk to the caller or the edge, which its first call recorded."""
         relpath = self.repo.relpath
         rel = self.repo.rel
         codes, calls, edges = self.codes, self.calls, self.edges
         # The kept pairs: callee code, caller code, id(callee), calls not
-        # yet in calls. The newest is the first.
+        # yet in calls. The newest is the first. A pair is kept only once
+        # its edge is recorded, and is read and replaced with no call in
+        # between (no other thread runs there), so a thread that finds its
+        # call in another's pair counts it rightly.
         a = ac = b = bc = None
         ak = bk = 0
         an = bn = 0
@@ -242,29 +250,55 @@ class Tracer:
                 immediate = False
                 f = f.f_back
 
-        def profile(frame, event, arg):
-            # The fewer names it closes over, the less each event costs:
-            # every event copies them into the function's frame.
-            nonlocal an, bn
-            if event != "call":
-                return
-            code = frame.f_code
-            if code is a or code is b:
-                f = frame.f_back
-                if f is not None:
-                    c = f.f_code
-                    if code is a and c is ac:
-                        an += 1
-                        return
-                    if code is b and c is bc:
-                        bn += 1
-                        return
-            fn = code.co_filename
-            r = rel.get(fn, False)
-            if r is False:
-                r = relpath(fn)
-            if r is not None:
-                record(frame, code)
+        if monitoring:
+            DISABLE = sys.monitoring.DISABLE
+            getframe = sys._getframe
+
+            def hook(code, offset, exc=None):
+                # The frame that started or resumed is the callback's
+                # caller. A PY_THROW (exc given) cannot be disabled.
+                nonlocal an, bn
+                if code is a or code is b:
+                    f = getframe(1).f_back
+                    if f is not None:
+                        c = f.f_code
+                        if code is a and c is ac:
+                            an += 1
+                            return
+                        if code is b and c is bc:
+                            bn += 1
+                            return
+                fn = code.co_filename
+                r = rel.get(fn, False)
+                if r is False:
+                    r = relpath(fn)
+                if r is None:
+                    return DISABLE if exc is None else None
+                record(getframe(1), code)
+        else:
+            def hook(frame, event, arg):
+                # The fewer names it closes over, the less each event
+                # costs: every event copies them into the function's frame.
+                nonlocal an, bn
+                if event != "call":
+                    return
+                code = frame.f_code
+                if code is a or code is b:
+                    f = frame.f_back
+                    if f is not None:
+                        c = f.f_code
+                        if code is a and c is ac:
+                            an += 1
+                            return
+                        if code is b and c is bc:
+                            bn += 1
+                            return
+                fn = code.co_filename
+                r = rel.get(fn, False)
+                if r is False:
+                    r = relpath(fn)
+                if r is not None:
+                    record(frame, code)
 
         def flush():
             nonlocal an, bn
@@ -276,7 +310,7 @@ class Tracer:
                 bn = 0
 
         self.flushes.append(flush)
-        return profile
+        return hook
 
     def start_thread(self, frame, event, arg):
         """threading.setprofile's function: a new thread's first event
@@ -1149,12 +1183,43 @@ def main(argv):
     return result["exit_code"]
 
 
-def trace_run(root, tests, args, run_tests):
-    """Run run_tests (pytest, or a test's own runner) under the hook and
-    return the graph record: the nodes, import-time references and the
-    test files' imports."""
-    repo = Repo(root)
-    tracer = Tracer(repo)
+def monitoring_tool():
+    """A free sys.monitoring tool id, or None: Python 3.11 has no
+    sys.monitoring, and the tracer hooks sys.setprofile there.
+    FEATBENCH_TRACE_HOOK=setprofile asks for setprofile on any Python (to
+    compare the two)."""
+    m = getattr(sys, "monitoring", None)
+    if m is None or os.environ.get("FEATBENCH_TRACE_HOOK") == "setprofile":
+        return None
+    for tool in (4, 3, m.PROFILER_ID):
+        if m.get_tool(tool) is None:
+            return tool
+    return None
+
+
+def run_monitored(tracer, tool, run_tests):
+    """run_tests with the hook on sys.monitoring's events, every thread's
+    (Python 3.12 and later)."""
+    m = sys.monitoring
+    ev = (m.events.PY_START, m.events.PY_RESUME, m.events.PY_THROW)
+    hook = tracer.make_profile(monitoring=True)
+    m.use_tool_id(tool, "featbench tracer")
+    try:
+        for e in ev:
+            m.register_callback(tool, e, hook)
+        m.set_events(tool, ev[0] | ev[1] | ev[2])
+        return run_tests()
+    finally:
+        m.set_events(tool, 0)
+        for e in ev:
+            m.register_callback(tool, e, None)
+        m.free_tool_id(tool)
+        tracer.flush()
+
+
+def run_profiled(repo, tracer, run_tests):
+    """run_tests with the hook on sys.setprofile, and on
+    threading.setprofile for the threads it starts (Python 3.11)."""
     prof = tracer.make_profile()
     main = threading.get_ident()
     real_exec = builtins.exec
@@ -1185,23 +1250,37 @@ def trace_run(root, tests, args, run_tests):
     # whoever calls trace_run) can run without exec: hook at once.
     early = any(isinstance(getattr(m, "__file__", None), str) and repo.relpath(m.__file__) is not None
                 for m in list(sys.modules.values()))
-    start = time.monotonic()
     threading.setprofile(tracer.start_thread)
     if early:
         sys.setprofile(prof)
     else:
         builtins.exec = exec_
     try:
-        code = run_tests()
+        return run_tests()
     finally:
         if builtins.exec is exec_:
             builtins.exec = real_exec
         sys.setprofile(None)
         threading.setprofile(None)
         tracer.flush()
+
+
+def trace_run(root, tests, args, run_tests):
+    """Run run_tests (pytest, or a test's own runner) under the hook and
+    return the graph record: the nodes, import-time references and the
+    test files' imports."""
+    repo = Repo(root)
+    tracer = Tracer(repo)
+    tool = monitoring_tool()
+    start = time.monotonic()
+    if tool is None:
+        code = run_profiled(repo, tracer, run_tests)
+    else:
+        code = run_monitored(tracer, tool, run_tests)
     seconds = time.monotonic() - start
     result = {"version": VERSION, "root": repo.root, "args": args, "exit_code": int(code),
-              "seconds": round(seconds, 3), "python": sys.version.split()[0], "nodes": tracer.graph(),
+              "seconds": round(seconds, 3), "python": sys.version.split()[0],
+              "hook": "sys.setprofile" if tool is None else "sys.monitoring", "nodes": tracer.graph(),
               "imports": {}, "import_refs": [], "notes": []}
     try:
         result["import_refs"] = import_refs(repo)
