@@ -8,7 +8,7 @@
 # usage: bash scripts/collect-bench.sh [--config FILE] [--runs N] [--floor] [--overhead-only] [--repo OWNER/NAME]...
 #   --config         featbench.toml with the [[collect.repo]] tables (default: the project's)
 #   --runs           runs of each test file per variant, medians taken (default 3)
-#   --floor          also run each file under a profile hook that does nothing: the
+#   --floor          also run each file under a hook that does nothing (on the tracer's events): the
 #                    interpreter's share of the overhead (see docs/performance.md)
 #   --overhead-only  measure the tracing overhead, not a whole collection
 #   --repo           repositories to measure (default: every [[collect.repo]])
