@@ -692,7 +692,9 @@ func monitoringPython(t *testing.T) string {
 // TestMonitoringHook: on Python 3.12 and later the tracer hooks
 // sys.monitoring (every thread's events; a code location outside the
 // repository is disabled after its first event) and records what the
-// same Python records under sys.setprofile, counts included.
+// same Python records under sys.setprofile: the same nodes, edges and
+// references, and with the event budget off the same counts. With the
+// budget (on by default) a count may stop short, never above.
 func TestMonitoringHook(t *testing.T) {
 	py := monitoringPython(t)
 	for _, c := range []struct {
@@ -700,39 +702,172 @@ func TestMonitoringHook(t *testing.T) {
 		files map[string]string
 		test  string
 	}{{"loops", loops, "tests/test_loops.py"}, {"threads", threads, "tests/test_work.py"}, {"closures", closures, "tests/test_caching.py"}} {
-		t.Run(c.name, func(t *testing.T) {
-			mon := hostTraceWith(t, py, nil, c.files, c.test)
-			prof := hostTraceWith(t, py, []string{"FEATBENCH_TRACE_HOOK=setprofile"}, c.files, c.test)
-			if mon.Hook != "sys.monitoring" || prof.Hook != "sys.setprofile" {
-				t.Fatalf("hooks %q and %q, want sys.monitoring and sys.setprofile", mon.Hook, prof.Hook)
+		for _, budget := range []bool{false, true} {
+			name := c.name + "/budget-off"
+			var env []string
+			if budget {
+				name = c.name + "/budget"
+			} else {
+				env = budgetOff
 			}
-			type rec struct {
-				calls   int
-				callees []string
-				refs    []string
-			}
-			nodes := func(g *trace.Graph) map[string]rec {
-				m := map[string]rec{}
-				for _, n := range g.Nodes {
-					m[n.ID] = rec{n.Calls, n.Callees, n.Refs}
+			t.Run(name, func(t *testing.T) {
+				mon := hostTraceWith(t, py, env, c.files, c.test)
+				prof := hostTraceWith(t, py, append([]string{"FEATBENCH_TRACE_HOOK=setprofile"}, env...), c.files, c.test)
+				if mon.Hook != "sys.monitoring" || prof.Hook != "sys.setprofile" {
+					t.Fatalf("hooks %q and %q, want sys.monitoring and sys.setprofile", mon.Hook, prof.Hook)
 				}
-				return m
-			}
-			a, b := nodes(mon), nodes(prof)
-			for id, x := range a {
-				y, ok := b[id]
-				switch {
-				case !ok:
-					t.Errorf("%s: a node under sys.monitoring only", id)
-				case x.calls != y.calls || !slices.Equal(x.callees, y.callees) || !slices.Equal(x.refs, y.refs):
-					t.Errorf("%s: %+v under sys.monitoring, %+v under sys.setprofile", id, x, y)
-				}
-			}
-			for id := range b {
-				if _, ok := a[id]; !ok {
-					t.Errorf("%s: a node under sys.setprofile only", id)
-				}
-			}
-		})
+				sameGraphs(t, mon, prof, "sys.monitoring", "sys.setprofile")
+			})
+		}
 	}
+}
+
+// budgetOff turns the tracer's event budget off: every call counted.
+var budgetOff = []string{"FEATBENCH_TRACE_BUDGET=0", "FEATBENCH_TRACE_QUIET=0"}
+
+// sameGraphs compares two graphs of one run: the same nodes, edges
+// (callees) and references, and the same call counts where both are
+// exact; where a's counts are bounded (the event budget), a's count is at
+// most b's, and at least one.
+func sameGraphs(t *testing.T, a, b *trace.Graph, an, bn string) {
+	t.Helper()
+	for _, g := range []*trace.Graph{a, b} {
+		if g.Counts != trace.CountsExact && g.Counts != trace.CountsBounded {
+			t.Errorf("counts %q, want exact or bounded", g.Counts)
+		}
+	}
+	if b.Bounded() {
+		t.Fatalf("the reference graph (%s) has bounded counts", bn)
+	}
+	type rec struct {
+		calls   int
+		callees []string
+		refs    []string
+	}
+	nodes := func(g *trace.Graph) map[string]rec {
+		m := map[string]rec{}
+		for _, n := range g.Nodes {
+			m[n.ID] = rec{n.Calls, n.Callees, n.Refs}
+		}
+		return m
+	}
+	x, y := nodes(a), nodes(b)
+	for id, p := range x {
+		q, ok := y[id]
+		switch {
+		case !ok:
+			t.Errorf("%s: a node under %s only", id, an)
+		case !slices.Equal(p.callees, q.callees) || !slices.Equal(p.refs, q.refs):
+			t.Errorf("%s: %+v under %s, %+v under %s", id, p, an, q, bn)
+		case !a.Bounded() && p.calls != q.calls:
+			t.Errorf("%s: %d calls under %s, %d under %s (both exact)", id, p.calls, an, q.calls, bn)
+		case a.Bounded() && (p.calls > q.calls || (p.calls < 1 && q.calls > 0)):
+			t.Errorf("%s: %d calls under %s (bounded), %d under %s", id, p.calls, an, q.calls, bn)
+		}
+	}
+	for id := range y {
+		if _, ok := x[id]; !ok {
+			t.Errorf("%s: a node under %s only", id, bn)
+		}
+	}
+}
+
+// hot is a library whose test runs a hot loop (a function and a
+// generator, each from one caller, thousands of times), then a test that
+// calls the loop's callee from a new caller, and one whose thread runs a
+// hot loop.
+var hot = map[string]string{
+	"lib/__init__.py": "",
+	"lib/hot.py": `import threading
+
+
+def leaf(x):
+    return x + 1
+
+
+def gen(n):
+    for i in range(n):
+        yield leaf(i)
+
+
+def loop(n):
+    t = 0
+    for x in gen(n):
+        t += leaf(x)
+    return t
+
+
+def newcaller():
+    return leaf(0)
+
+
+def threaded(n):
+    out = []
+    th = threading.Thread(target=lambda: out.append(loop(n)))
+    th.start()
+    th.join()
+    return out[0]
+`,
+	"tests/test_hot.py": `from lib import hot
+
+
+def test_a_loop():
+    assert hot.loop(5000) == sum(range(2, 5002))
+
+
+def test_b_new_caller():
+    assert hot.newcaller() == 1
+
+
+def test_c_thread():
+    assert hot.threaded(3000) == sum(range(2, 3002))
+`,
+}
+
+// TestEventBudget: with a small event budget, a hot loop stops being
+// counted (the counts are bounded: at most the exact ones), yet the
+// graph's nodes and edges are those of a run without the budget; a later
+// test's new caller of the loop's callee is still an edge (the budget
+// starts again with each test), and a thread's loop too. On Python 3.11
+// (sys.setprofile) and, when there is one, 3.12 or later
+// (sys.monitoring).
+func TestEventBudget(t *testing.T) {
+	small := []string{"FEATBENCH_TRACE_BUDGET=50", "FEATBENCH_TRACE_QUIET=200"}
+	check := func(t *testing.T, python string) {
+		exact := hostTraceWith(t, python, budgetOff, hot, "tests/test_hot.py")
+		bounded := hostTraceWith(t, python, small, hot, "tests/test_hot.py")
+		if exact.Counts != trace.CountsExact || bounded.Counts != trace.CountsBounded {
+			t.Fatalf("counts %q without the budget, %q with it; want exact and bounded", exact.Counts, bounded.Counts)
+		}
+		sameGraphs(t, bounded, exact, "the budget", "no budget")
+		const f = "lib/hot.py::"
+		if n := mustNode(t, exact, f+"leaf::4"); n.Calls != 2*5000+1+2*3000 {
+			t.Errorf("leaf: %d calls without the budget, want %d", n.Calls, 2*5000+1+2*3000)
+		}
+		if n := mustNode(t, bounded, f+"leaf::4"); n.Calls >= 2*5000 {
+			t.Errorf("leaf: %d calls with a budget of 50 events, want fewer than the loop's", n.Calls)
+		}
+		if n := mustNode(t, bounded, f+"newcaller::20"); !slices.Equal(n.Callees, []string{f + "leaf::4"}) {
+			t.Errorf("newcaller, after the loop's test: callees %v, want leaf", n.Callees)
+		}
+		for _, id := range []string{f + "gen::8", f + "loop::13"} {
+			if n := mustNode(t, bounded, id); !slices.Contains(n.Callees, f+"leaf::4") {
+				t.Errorf("%s: callees %v, want leaf", id, n.Callees)
+			}
+		}
+		var notes []string
+		notes = append(notes, bounded.Notes...)
+		if !slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "lower bounds") }) {
+			t.Errorf("no note of the bounded counts: %v", notes)
+		}
+	}
+	t.Run("setprofile", func(t *testing.T) {
+		if _, err := os.Stat(hostPython); err != nil {
+			t.Skipf("%s is missing: %v", hostPython, err)
+		}
+		check(t, hostPython)
+	})
+	t.Run("monitoring", func(t *testing.T) {
+		check(t, monitoringPython(t))
+	})
 }

@@ -172,6 +172,35 @@ class FileIndex:
 EDGE_SHIFT = 64
 EDGE_MASK = (1 << EDGE_SHIFT) - 1
 
+# The event budget (docs/collection.md, "Call counts"). Collection uses a
+# graph's nodes and edges, not its call counts; a hot loop repeats the same
+# (caller, callee) pairs millions of times, and each repeat costs a call of
+# the hook. On sys.monitoring (Python 3.12 and later) a repository code
+# location that has had BUDGET events since its last new caller is
+# disabled (sys.monitoring.DISABLE) until the next test starts, when every
+# location is enabled again (restart_events). On sys.setprofile (3.11),
+# which cannot disable one location, the thread that runs the tests drops
+# its hook after QUIET repository calls without a new edge, and gets it
+# back when the next test starts. Either way the counts are lower bounds
+# from then on (the graph's counts are "bounded"). FEATBENCH_TRACE_BUDGET
+# and FEATBENCH_TRACE_QUIET set them; 0 turns the budget off.
+#
+# The sys.monitoring budget loses no node (a code location never seen has
+# no budget spent) and, in practice, next to no edge: only a new caller of
+# a disabled location within the same test. The sys.setprofile one is off
+# by default: dropping the hook also hides code that runs once after the
+# hot loop, in the same test (sortedcontainers' stress tests lost up to 4
+# nodes and 21 edges with 200,000; docs/performance.md).
+BUDGET = 1000
+QUIET = 0
+NO_LIMIT = 1 << 62
+
+
+def budget_setting(name, default):
+    v = os.environ.get(name)
+    n = default if v is None or v == "" else int(v)
+    return n if n > 0 else NO_LIMIT
+
 
 class Tracer:
     def __init__(self, repo):
@@ -184,8 +213,14 @@ class Tracer:
         # counts gc.get_objects() sees (sortedcontainers' test_ref_counts).
         self.edges = {}
         self.flushes = []  # each profile function's pending counts
+        self.budget = budget_setting("FEATBENCH_TRACE_BUDGET", BUDGET)
+        self.quiet = budget_setting("FEATBENCH_TRACE_QUIET", QUIET)
+        # Repository events not seen because of the budget: a location
+        # disabled (sys.monitoring) or the hook dropped (sys.setprofile).
+        self.bounded = 0
+        self.resets = []  # what each test's start does (test_started)
 
-    def make_profile(self, monitoring=False):
+    def make_profile(self, monitoring=False, budget=False):
         """The hook: a profile function for one thread, or with monitoring
         the callback of sys.monitoring's PY_START, PY_RESUME and PY_THROW
         events (Python 3.12 and later), the events setprofile calls
@@ -202,10 +237,26 @@ class Tracer:
         a pair (caller, callee) that loops repeat, one pair after another
         or two taking turns (a generator and what consumes it): the last
         two pairs are kept, and a call of either only counts, without the
-        walk to the caller or the edge, which its first call recorded."""
+        walk to the caller or the edge, which its first call recorded.
+
+        With budget, the hook keeps to the event budget (BUDGET, QUIET):
+        with monitoring a location is disabled once it has had self.budget
+        events since its last new caller; without, the thread's hook is
+        dropped once it has seen self.quiet repository calls without a
+        new edge (only the thread that runs the tests: it alone gets its
+        hook back when a test starts)."""
         relpath = self.repo.relpath
         rel = self.repo.rel
         codes, calls, edges = self.codes, self.calls, self.edges
+        tracer = self
+        # Events of each callee code since its last new edge, when its
+        # pair was not kept (with monitoring).
+        quiet = {}
+        limit = self.budget if monitoring else self.quiet
+        if not budget:
+            limit = NO_LIMIT
+        since = 0  # repository calls since the last new edge (setprofile)
+        hit = False  # a location disabled since the last test start
         # The kept pairs: callee code, caller code, id(callee), calls not
         # yet in calls. The newest is the first. A pair is kept only once
         # its edge is recorded, and is read and replaced with no call in
@@ -219,7 +270,7 @@ class Tracer:
             # A repository call the kept pairs did not have: counted, and
             # its edge from the nearest repository frame below (calls made
             # through the standard library, pytest or a dependency are
-            # that frame's work).
+            # that frame's work). True when the edge is new.
             nonlocal a, ac, ak, an, b, bc, bk, bn
             k = id(code)
             n = calls.get(k)
@@ -240,15 +291,19 @@ class Tracer:
                     ck = id(c)
                     if ck not in codes:
                         codes[ck] = c
-                    edges[ck << EDGE_SHIFT | k] = True
+                    e = ck << EDGE_SHIFT | k
+                    new = e not in edges
+                    if new:
+                        edges[e] = True
                     if immediate:
                         if bn:
                             calls[bk] += bn
                         b, bc, bk, bn = a, ac, ak, an
                         a, ac, ak, an = code, c, k, 0
-                    return
+                    return new
                 immediate = False
                 f = f.f_back
+            return n is None
 
         if monitoring:
             DISABLE = sys.monitoring.DISABLE
@@ -256,17 +311,28 @@ class Tracer:
 
             def hook(code, offset, exc=None):
                 # The frame that started or resumed is the callback's
-                # caller. A PY_THROW (exc given) cannot be disabled.
-                nonlocal an, bn
+                # caller. A PY_THROW (exc given) cannot be disabled. A
+                # kept pair's count is its calls since it was recorded,
+                # all from a caller already recorded: past the budget,
+                # the location is disabled until the next test starts.
+                nonlocal an, bn, hit
                 if code is a or code is b:
                     f = getframe(1).f_back
                     if f is not None:
                         c = f.f_code
                         if code is a and c is ac:
                             an += 1
+                            if an >= limit and exc is None:
+                                hit = True
+                                tracer.bounded += 1
+                                return DISABLE
                             return
                         if code is b and c is bc:
                             bn += 1
+                            if bn >= limit and exc is None:
+                                hit = True
+                                tracer.bounded += 1
+                                return DISABLE
                             return
                 fn = code.co_filename
                 r = rel.get(fn, False)
@@ -274,12 +340,21 @@ class Tracer:
                     r = relpath(fn)
                 if r is None:
                     return DISABLE if exc is None else None
-                record(getframe(1), code)
+                k = id(code)
+                if record(getframe(1), code):
+                    quiet[k] = 0
+                    return
+                q = quiet.get(k, 0) + 1
+                quiet[k] = q
+                if q >= limit and exc is None:
+                    hit = True
+                    tracer.bounded += 1
+                    return DISABLE
         else:
             def hook(frame, event, arg):
                 # The fewer names it closes over, the less each event
                 # costs: every event copies them into the function's frame.
-                nonlocal an, bn
+                nonlocal an, bn, since
                 if event != "call":
                     return
                 code = frame.f_code
@@ -289,16 +364,35 @@ class Tracer:
                         c = f.f_code
                         if code is a and c is ac:
                             an += 1
+                            since += 1
+                            if since >= limit:
+                                stop()
                             return
                         if code is b and c is bc:
                             bn += 1
+                            since += 1
+                            if since >= limit:
+                                stop()
                             return
                 fn = code.co_filename
                 r = rel.get(fn, False)
                 if r is False:
                     r = relpath(fn)
                 if r is not None:
-                    record(frame, code)
+                    if record(frame, code):
+                        since = 0
+                    else:
+                        since += 1
+                        if since >= limit:
+                            stop()
+
+            def stop():
+                # Past the budget: this thread runs unhooked until the
+                # next test starts (reset).
+                nonlocal hit
+                sys.setprofile(None)
+                hit = True
+                tracer.bounded += 1
 
         def flush():
             nonlocal an, bn
@@ -309,8 +403,33 @@ class Tracer:
                 calls[bk] += bn
                 bn = 0
 
+        def reset():
+            # A test starts: its callers are new again. The kept pairs go
+            # (their counts would be past the budget at once), and what
+            # the budget turned off comes back.
+            nonlocal a, ac, ak, b, bc, bk, since, hit
+            flush()
+            a = ac = b = bc = None
+            ak = bk = 0
+            since = 0
+            quiet.clear()
+            if hit:
+                hit = False
+                if monitoring:
+                    sys.monitoring.restart_events()
+                else:
+                    sys.setprofile(hook)
+
         self.flushes.append(flush)
+        if budget:
+            self.resets.append(reset)
         return hook
+
+    def test_started(self):
+        """A test starts (pytest_runtest_setup, or the caller of
+        trace_run): the event budget starts again."""
+        for r in self.resets:
+            r()
 
     def start_thread(self, frame, event, arg):
         """threading.setprofile's function: a new thread's first event
@@ -1174,7 +1293,14 @@ def main(argv):
         return 2
     import pytest  # imported untraced: pytest is not the repository
 
-    result = trace_run(root, tests, rest, lambda: pytest.main(rest))
+    class Budget:
+        """Each test's start restarts the event budget."""
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_setup(self, item):
+            test_started()
+
+    result = trace_run(root, tests, rest, lambda: pytest.main(rest, plugins=[Budget()]))
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=None, sort_keys=True, separators=(",", ":"))
@@ -1202,7 +1328,7 @@ def run_monitored(tracer, tool, run_tests):
     (Python 3.12 and later)."""
     m = sys.monitoring
     ev = (m.events.PY_START, m.events.PY_RESUME, m.events.PY_THROW)
-    hook = tracer.make_profile(monitoring=True)
+    hook = tracer.make_profile(monitoring=True, budget=True)
     m.use_tool_id(tool, "featbench tracer")
     try:
         for e in ev:
@@ -1214,13 +1340,14 @@ def run_monitored(tracer, tool, run_tests):
         for e in ev:
             m.register_callback(tool, e, None)
         m.free_tool_id(tool)
+        tracer.resets.clear()
         tracer.flush()
 
 
 def run_profiled(repo, tracer, run_tests):
     """run_tests with the hook on sys.setprofile, and on
     threading.setprofile for the threads it starts (Python 3.11)."""
-    prof = tracer.make_profile()
+    prof = tracer.make_profile(budget=True)
     main = threading.get_ident()
     real_exec = builtins.exec
 
@@ -1260,28 +1387,51 @@ def run_profiled(repo, tracer, run_tests):
     finally:
         if builtins.exec is exec_:
             builtins.exec = real_exec
+        tracer.resets.clear()
         sys.setprofile(None)
         threading.setprofile(None)
         tracer.flush()
+
+
+_tracer = None  # the Tracer of the run under way
+
+
+def test_started():
+    """Called when each test starts (pytest_runtest_setup; a runner of its
+    own calls it too): the event budget starts again, so that a later
+    test's new callers of code a hot loop exhausted are seen."""
+    if _tracer is not None:
+        _tracer.test_started()
 
 
 def trace_run(root, tests, args, run_tests):
     """Run run_tests (pytest, or a test's own runner) under the hook and
     return the graph record: the nodes, import-time references and the
     test files' imports."""
+    global _tracer
     repo = Repo(root)
     tracer = Tracer(repo)
     tool = monitoring_tool()
     start = time.monotonic()
-    if tool is None:
-        code = run_profiled(repo, tracer, run_tests)
-    else:
-        code = run_monitored(tracer, tool, run_tests)
+    _tracer = tracer
+    try:
+        if tool is None:
+            code = run_profiled(repo, tracer, run_tests)
+        else:
+            code = run_monitored(tracer, tool, run_tests)
+    finally:
+        _tracer = None
     seconds = time.monotonic() - start
     result = {"version": VERSION, "root": repo.root, "args": args, "exit_code": int(code),
               "seconds": round(seconds, 3), "python": sys.version.split()[0],
               "hook": "sys.setprofile" if tool is None else "sys.monitoring", "nodes": tracer.graph(),
+              "counts": "bounded" if tracer.bounded else "exact",
               "imports": {}, "import_refs": [], "notes": []}
+    if tracer.bounded:
+        what = "code locations disabled" if tool is not None else "tests whose thread ran unhooked"
+        result["notes"].append("call counts are lower bounds: the event budget (%s) was spent %d times (%s)" % (
+            "%d events per location" % tracer.budget if tool is not None else "%d quiet calls" % tracer.quiet,
+            tracer.bounded, what))
     try:
         result["import_refs"] = import_refs(repo)
     except Exception as e:  # the graph is still worth having

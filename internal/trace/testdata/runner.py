@@ -4,7 +4,9 @@
 
 It imports each test file under the tracer's hook (as pytest's collection
 does) and calls its test_* functions and the test methods of its
-unittest.TestCase classes, then writes the graph trace_run returns. A
+unittest.TestCase classes (in name order; each is a test's start for the
+tracer's event budget, as pytest_runtest_setup is), then writes the graph
+trace_run returns. A
 failing test is reported on stderr and makes the exit status 1.
 
 FB_PRECALL=module:function imports the module before the run and calls
@@ -45,10 +47,12 @@ def main(argv):
             mod = importlib.import_module(t[:-3].replace("/", "."))
             for name, obj in sorted(vars(mod).items()):
                 if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
+                    tracer.test_started()
                     res = unittest.TextTestRunner(stream=sys.stderr, verbosity=0).run(
                         unittest.defaultTestLoader.loadTestsFromTestCase(obj))
                     failed += len(res.failures) + len(res.errors)
                 elif name.startswith("test") and callable(obj) and getattr(obj, "__module__", None) == mod.__name__:
+                    tracer.test_started()
                     try:
                         obj()
                     except Exception:
