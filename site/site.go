@@ -354,10 +354,6 @@ func (b *builder) rel(url string) string {
 	return r
 }
 
-func component(c templ.Component) func() (templ.Component, []byte, error) {
-	return func() (templ.Component, []byte, error) { return c, nil, nil }
-}
-
 // pages lists every file of the site but the static assets. Components are
 // built lazily inside render so that the work runs concurrently.
 func (b *builder) pages() []page {
