@@ -456,8 +456,11 @@ func (f *flow) testsScript() string {
 		}
 		// The install has the time of a test file; its own timeout, so
 		// that the tests are put in place after it all the same.
+		// --no-compile: the bytecode pip would write is for the tests,
+		// which compile what they import anyway; it is the same pip
+		// install the statement announces otherwise.
 		pip := append([]string{"timeout", "-k", "5s", strconv.Itoa(int(max(f.timeout(f.lim.TestFile).Seconds(), 1))) + "s"},
-			asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--target", agentSite, agentDir)...)
+			asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--no-compile", "--target", agentSite, agentDir)...)
 		return `cd ` + agentDir + ` && chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + ` || exit 3
 if ` + shellQuote(pip) + `; then rc=0; else rc=1; fi
 ` + shellQuote(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
