@@ -95,6 +95,7 @@ type flow struct {
 	rep    *Report
 	agent  bool // level 2 from scratch: the prediction goes to /agent
 	masked bool
+	placed bool // the tests are in place (addTests ran)
 }
 
 // Evaluate runs one task in a new container and returns its report. The
@@ -108,7 +109,8 @@ func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Write
 
 // staged is a task taken through the harness's own part of the flow in
 // its fresh container: started, the harness's files copied in, the
-// starting point reached and sealed, the prediction applied. Nothing of
+// starting point reached and sealed, the prediction applied, and at level
+// 1 the guard run and the test patch applied. Nothing of
 // the prediction has run yet (applying a diff runs none of its code), so
 // a run can stage the next task while the current one's prediction runs
 // its tests, and one worker still runs one prediction's code at a time.
@@ -149,6 +151,14 @@ func prepare(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer
 		return s
 	}
 	s.applied = s.f.apply(ctx)
+	if s.applied && !s.f.agent {
+		// Level 1: the guard and the test patch are the harness's own
+		// code too. Level 2's install runs the prediction's (its build),
+		// at its turn, before its tests (runFiles).
+		if err := s.f.addTests(ctx); err != nil {
+			s.fail(ctx, err)
+		}
+	}
 	return s
 }
 
@@ -445,8 +455,10 @@ func patchOf(raw []byte) *patch.Patch {
 // pytest infrastructure back as the base has it (the prediction's are
 // removed), so an agent cannot edit what grades it; then the test patch
 // goes on. Exit 0: in place; 1 (level 2): the install failed, and the
-// tests run and fail; else the harness's own step failed. The first
-// pytest run runs it before pytest in the same command (see runFiles).
+// tests run and fail; else the harness's own step failed. Level 1 runs it
+// when staging (addTests: none of it is the prediction's code); level 2's
+// first pytest run runs it before pytest in the same command (runFiles),
+// one exec fewer at the prediction's turn.
 func (f *flow) testsScript() string {
 	in := f.t.Instance
 	if f.agent {
@@ -503,8 +515,9 @@ func (f *flow) testsPlaced(code int, out []byte) error {
 	return nil
 }
 
-// addTests runs testsScript as a command of its own: when no test is to
-// run, and for tests that look inside the container before pytest starts.
+// addTests runs testsScript as a command of its own: level 1's, staged;
+// level 2's when no test is to run; and for tests that look inside the
+// container before pytest starts.
 func (f *flow) addTests(ctx context.Context) error {
 	timeout := f.timeout(f.lim.TestFile) + killAfter
 	res, err := f.exec(ctx, repoDir, timeout, "sh", "-c", f.testsScript())
@@ -514,6 +527,7 @@ func (f *flow) addTests(ctx context.Context) error {
 	if res.TimedOut {
 		return fmt.Errorf("putting the tests in place: did not finish in %s", timeout)
 	}
+	f.placed = true
 	return f.testsPlaced(res.ExitCode, append(res.Stdout, res.Stderr...))
 }
 
@@ -598,10 +612,13 @@ func f2pFiles(in *bench.Instance) []string {
 func (f *flow) runTests(ctx context.Context) error {
 	byFile, order, kind := expected(f.t.Instance, f.agent)
 	if len(order) == 0 {
+		if f.placed {
+			return nil
+		}
 		return f.addTests(ctx)
 	}
 	timeout := time.Duration(len(order)) * f.lim.TestFile
-	if f.agent && timeout > 0 {
+	if !f.placed && timeout > 0 {
 		timeout += f.timeout(f.lim.TestFile) + killAfter // the install, first
 	}
 	report, err := f.runFiles(ctx, 1, order, byFile, kind, timeout)
@@ -630,7 +647,8 @@ func (f *flow) runTests(ctx context.Context) error {
 
 // runFiles runs test files in one pytest process and records the outcomes
 // of their expected ids. The first run (n 1) puts the tests in place
-// before pytest starts, in the same command.
+// before pytest starts, in the same command, unless they are (level 1:
+// staged).
 func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[string][]string, kind map[string]string, timeout time.Duration) (*pytest.Report, error) {
 	name := fmt.Sprintf("%02d-%s", n, sanitize(files[0]))
 	if len(files) > 1 {
@@ -654,7 +672,8 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	}
 	argv := pytest.Command(opts)
 	argv = append(argv, files[1:]...)
-	if n == 1 {
+	first := n == 1 && !f.placed
+	if first {
 		argv = f.withTests(argv)
 	}
 	res, err := f.execEnv(ctx, repoDir, timeout, pytest.Env(opts), argv...)
@@ -665,7 +684,7 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	if err != nil {
 		return nil, fmt.Errorf("reading the test outputs: %w", err)
 	}
-	if n == 1 {
+	if first {
 		if err := f.placedTests(outs, res.TimedOut); err != nil {
 			return nil, err
 		}
