@@ -1,7 +1,9 @@
 package bench_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -596,20 +598,26 @@ func TestSubmissionHash(t *testing.T) {
 	}
 }
 
-// The shipped data/checked.toml attests the reference submissions.
+// The shipped data/checked.toml attests the reference submissions: every
+// gold and empty run of the example datasets, and nothing else.
 func TestShippedChecked(t *testing.T) {
 	data, err := bench.Load(context.Background(), filepath.Join("..", "data"))
 	if err != nil {
 		t.Fatalf("the shipped data/ does not load: %v", err)
 	}
-	var checked []string
+	var checked, want []string
 	for _, s := range data.Submissions {
 		if s.Checked {
 			checked = append(checked, s.ID())
 		}
+		if s.Dataset.Name == "example" && s.Reference && s.Results != nil {
+			want = append(want, s.ID())
+		}
 	}
-	if got, want := strings.Join(checked, " "), "example/v2/full/20261123_empty example/v2/full/20261123_gold example/v2/lite/20261123_empty example/v2/lite/20261123_gold "+
-		"example/v3/full/20261123_empty example/v3/full/20261123_gold example/v3/lite/20261123_empty example/v3/lite/20261123_gold"; got != want {
+	if len(want) < 12 {
+		t.Errorf("%d reference submissions of the example datasets, want gold and empty on full and lite of v2, v3 and v4", len(want))
+	}
+	if got, want := strings.Join(checked, " "), strings.Join(want, " "); got != want {
 		t.Errorf("checked submissions = %s, want %s", got, want)
 	}
 }
@@ -696,6 +704,119 @@ func TestLoadSubmissionFiles(t *testing.T) {
 		{"logs that are not gzip", writeFile(tinyDir+"/logs.tar.gz", "PK\x03\x04 a zip"),
 			want{tinyDir + "/logs.tar.gz", 0, "", "is not a gzip file"}},
 	})
+}
+
+// A trajectories archive is listed: the site makes a page and a path of
+// each entry's instance id and attempt, so each name is checked, and one
+// that fails is a problem naming the archive and the entry.
+func TestLoadTrajectories(t *testing.T) {
+	const traj = tinyDir + "/trajectories.tar.gz"
+	good := [2]string{"alpha-1/attempt-1/trajectory.jsonl", `{"seq":1}` + "\n"}
+	t.Run("indexed", func(t *testing.T) {
+		root := copyGood(t)
+		writeFile(traj, tarGz(t, good, [2]string{"alpha-3/", ""}))(t, root)
+		data, err := bench.Load(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := data.SubmissionsFor(data.Dataset("alpha/v1"), "full")[0]
+		sum := sha256.Sum256([]byte(good[1]))
+		want := []bench.Trajectory{{Name: good[0], InstanceID: "alpha-1", Attempt: 1, Size: int64(len(good[1])), SHA256: hex.EncodeToString(sum[:])}}
+		if fmt.Sprint(s.Trajectories) != fmt.Sprint(want) {
+			t.Errorf("Trajectories = %+v, want %+v", s.Trajectories, want)
+		}
+		if got := s.TrajectoriesOf("alpha-1"); len(got) != 1 || got[0].URLPath() != "alpha-1/attempt-1" {
+			t.Errorf("TrajectoriesOf(alpha-1) = %+v", got)
+		}
+		var read []string
+		err = s.ReadTrajectories(func(*bench.Trajectory) bool { return true }, func(t *bench.Trajectory, b []byte) error {
+			read = append(read, t.Name+" "+string(b))
+			return nil
+		})
+		if err != nil || len(read) != 1 || read[0] != good[0]+" "+good[1] {
+			t.Errorf("ReadTrajectories read %q (%v)", read, err)
+		}
+	})
+	entry := func(name string) mutation { return writeFile(traj, tarGz(t, good, [2]string{name, "{}\n"})) }
+	runCases(t, []hostileCase{
+		{"an entry out of the folder", entry("../x/attempt-1/trajectory.jsonl"),
+			want{traj, 0, "", `entry "../x/attempt-1/trajectory.jsonl": want <instance>/attempt-<k>/trajectory.jsonl`}},
+		{"an id with ..", entry("../attempt-1/trajectory.jsonl"),
+			want{traj, 0, "", `entry "../attempt-1/trajectory.jsonl": instance id ".." contains ".."`}},
+		{"an absolute name", entry("/alpha-1/attempt-1/trajectory.jsonl"),
+			want{traj, 0, "", `entry "/alpha-1/attempt-1/trajectory.jsonl"`}},
+		{"attempt 0", entry("alpha-1/attempt-0/trajectory.jsonl"),
+			want{traj, 0, "", `"attempt-0" is not attempt-<k> with k from 1 to the submission's attempts (1)`}},
+		{"attempt written 01", entry("alpha-1/attempt-01/trajectory.jsonl"), want{traj, 0, "", `"attempt-01" is not attempt-<k>`}},
+		{"attempt past the submission's", entry("alpha-1/attempt-2/trajectory.jsonl"), want{traj, 0, "", `"attempt-2" is not attempt-<k>`}},
+		{"another file name", entry("alpha-1/attempt-1/run.sh"), want{traj, 0, "", `entry "alpha-1/attempt-1/run.sh": want`}},
+		{"an unknown instance", entry("alpha-404/attempt-1/trajectory.jsonl"),
+			want{traj, 0, "", `entry "alpha-404/attempt-1/trajectory.jsonl": instance "alpha-404" is not in split "full"`}},
+		{"an instance of another split", writeFile(liteDir+"/trajectories.tar.gz", tarGz(t, [2]string{"alpha-3/attempt-1/trajectory.jsonl", "{}\n"})),
+			want{liteDir + "/trajectories.tar.gz", 0, "", `instance "alpha-3" is not in split "lite"`}},
+		{"an entry twice", entry(good[0]), want{traj, 0, "", `entry "alpha-1/attempt-1/trajectory.jsonl" appears twice`}},
+		{"a link", writeFile(traj, tarLink(t)), want{traj, 0, "", `entry "alpha-1/attempt-1/trajectory.jsonl" is not a regular file`}},
+		{"not a tar", writeFile(traj, gzipped(t, "plain text, not a tar archive, long enough to be read as a header block? no")),
+			want{traj, 0, "", "reading the archive"}},
+	})
+}
+
+// tarGz is a .tar.gz of the entries, a name ending in / a folder.
+func tarGz(t *testing.T, entries ...[2]string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		hdr := &tar.Header{Name: e[0], Mode: 0o644, Size: int64(len(e[1])), Typeflag: tar.TypeReg}
+		if strings.HasSuffix(e[0], "/") {
+			hdr.Typeflag, hdr.Size, hdr.Mode = tar.TypeDir, 0, 0o755
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// tarLink is a .tar.gz holding a symbolic link where a trajectory goes.
+func tarLink(t *testing.T) string {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: "alpha-1/attempt-1/trajectory.jsonl", Linkname: "/etc/passwd", Typeflag: tar.TypeSymlink}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func gzipped(t *testing.T, s string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	if _, err := gz.Write([]byte(strings.Repeat(s, 20))); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
 }
 
 func encodePNG(t *testing.T, w, h int) string {

@@ -26,6 +26,12 @@ const (
 	maxLogoFile        = 100 << 10 // data/logos/<key>.png or .jpg
 	maxReadmeFile      = 256 << 10 // README.md
 
+	// trajectories.tar.gz, expanded: the site reads it (the limits of
+	// `eval validate`'s reading, evaluate.DefaultLogLimits).
+	maxTrajectoryFile  = 64 << 20  // one trajectory.jsonl
+	maxArchiveExpanded = 512 << 20 // all its files
+	maxArchiveEntries  = 100_000
+
 	// Instance fields, in bytes.
 	maxProblemStatement = 1 << 20
 	maxPatch            = 8 << 20 // patch and test_patch, each

@@ -118,6 +118,9 @@ type Submission struct {
 	// trajectories.tar.gz and README.md where present, each validated,
 	// for the site to publish and link.
 	Files []SubmissionFile
+	// Trajectories index its trajectories.tar.gz, in the archive's order:
+	// the entries Load checked (ReadTrajectories reads them).
+	Trajectories []Trajectory
 	// Attestation is the maintainers' attestation in data/checked.toml
 	// that matches the submission's files, or nil; Checked is set with it.
 	Attestation *Attestation

@@ -144,8 +144,15 @@ func loadSubmission(f *folder, data *Data, broken map[string]bool, buf *[]byte) 
 		}
 	}
 	for _, name := range []string{LogsFile, TrajectoriesFile} {
-		if f.file(name) != nil {
-			ps = checkArchive(filepath.Join(dir, name), ps)
+		if f.file(name) == nil {
+			continue
+		}
+		n := len(ps)
+		ps = checkArchive(filepath.Join(dir, name), ps)
+		if name == TrajectoriesFile && len(ps) == n {
+			// The site makes a page of each trajectory: its entries are
+			// listed and checked here, where every problem of data/ is.
+			s.Trajectories, ps = indexTrajectories(filepath.Join(dir, name), ds, split, s.Attempts, ps)
 		}
 	}
 	for _, n := range f.names {
@@ -480,8 +487,8 @@ func readPredictions(path string, raw []byte, ds *Dataset, split string, ps Prob
 }
 
 // checkArchive checks that a logs or trajectories archive is a gzip file
-// within its size limit. Its contents are published as they are and
-// never unpacked here.
+// within its size limit. A logs archive is published as it is and never
+// unpacked here; a trajectories archive is listed (indexTrajectories).
 func checkArchive(path string, ps Problems) Problems {
 	f, size, err := openRegular(path)
 	if err != nil {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the example submissions in data/submissions/example/v3/ with
+# Regenerates the example submissions in data/submissions/example/v4/ with
 # cmd/eval, in Docker containers: the gold patches and empty predictions on
 # the full split, and the two hand-written agents of examples/predictions/
 # on the lite split. Each run is submitted with examples/metadata/<slug>.toml
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-dataset=${DATASET:-example/v3}
+dataset=${DATASET:-example/v4}
 run=${dataset//\//-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

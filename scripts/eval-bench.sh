@@ -27,7 +27,7 @@ set -euo pipefail
 trap 'echo "eval-bench.sh: failed at line $LINENO" >&2' ERR
 
 runs=3
-dataset=example/v3
+dataset=example/v4
 compare=
 swarm=
 while [ $# -gt 0 ]; do
@@ -96,6 +96,7 @@ bare() {
 	end=$(date +%s.%N)
 	wall=$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')
 	printf '%-30s %8.2f %10.1f %12s %12s\n' "bare docker run, 1 at once" "$wall" "$(awk -v n="$n" -v w="$wall" 'BEGIN {print n * 60 / w}')" "-" "-"
+	bare_wall=$wall
 }
 
 n=$(grep -c . "data/datasets/$dataset/instances.jsonl")
@@ -104,7 +105,9 @@ if [ -n "$compare" ]; then
 	(cd "$work/before" && go build -o "$work/eval-before" ./cmd/eval)
 	sed "s|^runs = .*|runs = \"$work/runs-before\"|" "$work/before/featbench.toml" >"$work/featbench-before.toml"
 	printf '%-30s %8s %10s %12s %12s %8s %8s\n' "run ($dataset, 1 worker)" "wall s" "inst/min" "overhead p50" "overhead max" "level 1" "level 2"
+	declare -A walls
 	for i in $(seq "$runs"); do
+		echo "round $i, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 		order=(before after)
 		[ $((i % 2)) -eq 1 ] || order=(after before)
 		for which in "${order[@]}"; do
@@ -119,8 +122,12 @@ if [ -n "$compare" ]; then
 			wall=$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')
 			read -r p50 pmax count l1 l2 < <(stats "$out/$which-$i")
 			printf '%-30s %8.2f %10.1f %12s %12s %8s %8s\n' "$which" "$wall" "$(awk -v n="$count" -v w="$wall" 'BEGIN {print n * 60 / w}')" "$p50 s" "$pmax s" "$l1 s" "$l2 s"
+			walls[$which]=$wall
 		done
 		bare
+		# The round's harnesses against its bare run: the figure that
+		# matters on a shared machine, whose load changes between rounds.
+		awk -v b="${walls[before]}" -v a="${walls[after]}" -v w="$bare_wall" 'BEGIN {printf "%-30s before %.2fx, after %.2fx\n", "wall / bare", b / w, a / w}'
 	done
 	exit 0
 fi

@@ -75,7 +75,8 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 			if !e.sub.PerInstance() {
 				continue
 			}
-			sys := templates.InstanceSystem{Name: e.sub.Name, URL: e.row.URL, Split: bd.split, Reference: e.ref()}
+			sys := templates.InstanceSystem{Name: e.sub.Name, URL: e.row.URL, Split: bd.split, Reference: e.ref(),
+				Trajectories: b.trajectoryLinks(e.sub, in.InstanceID)}
 			r := e.sub.ResultOf(in)
 			if r == nil {
 				sys.NoPrediction = true

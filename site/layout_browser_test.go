@@ -34,6 +34,10 @@ const (
 	exampleInst   = exampleDataset + "instances/featbench__textkit.test_markdown.c9d46312.lv1/"
 	fbRepos       = browserBase + "datasets/featurebench/v1.0/repos/"
 	exampleRepos  = exampleDataset + "repos/"
+	// The fixture with a trajectory (trajectoryFixture), under its own
+	// base path: the shipped data has none.
+	fixtureTraj     = fixtureBase + trajPage
+	fixtureTrajInst = fixtureBase + trajInstance
 )
 
 // pageTypes are the pages axe-core checks, by type.
@@ -52,6 +56,8 @@ var pageTypes = []struct{ kind, path string }{
 	{"charts", fbCharts},
 	{"charts", exampleCharts},
 	{"compare", exampleCompare},
+	{"trajectory", fixtureTraj},
+	{"instance", fixtureTrajInst},
 }
 
 func TestBrowserLayout(t *testing.T) {
@@ -59,8 +65,10 @@ func TestBrowserLayout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	dir := buildSiteForBrowser(t, ctx)
+	traj := trajectoryFixture(t, ctx)
 	mux := http.NewServeMux()
 	mux.Handle(browserBase, site.Handler(dir, browserBase))
+	mux.Handle(fixtureBase, site.Handler(traj, fixtureBase))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	b := startBrowser(t, ctx, chromium, srv.URL)
@@ -74,6 +82,7 @@ func TestBrowserLayout(t *testing.T) {
 			t.Run("SystemSplitsFit", func(t *testing.T) { testSystemSplits(t, b, w) })
 			t.Run("CompareShowsSystems", func(t *testing.T) { testCompareColumns(t, b) })
 			t.Run("ChartTexts", func(t *testing.T) { testChartTexts(t, b) })
+			t.Run("TrajectoryFits", func(t *testing.T) { testTrajectoryFits(t, b) })
 			t.Run("Axe", func(t *testing.T) { testAxe(t, b, axe) })
 			if dir := os.Getenv("FEATBENCH_SCREENSHOTS"); dir != "" {
 				t.Run("Screenshots", func(t *testing.T) { screenshots(t, b, dir, w) })
@@ -82,6 +91,47 @@ func TestBrowserLayout(t *testing.T) {
 	}
 	b.do(t, "restoring the window", chromedp.EmulateViewport(1280, 900))
 	b.checkNoErrors(t)
+}
+
+// trajectoryFixture builds the fixture project with a trajectory whose
+// texts are long, one an unbroken line of thousands of characters, and
+// returns its output folder.
+func trajectoryFixture(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	long := strings.Repeat("averylongtokenwithoutanyspace", 120) + ` ` + strings.Repeat("words that wrap ", 400)
+	root := fixtureRoot(t, map[string]string{trajSub + "trajectories.tar.gz": string(packTrajectory(t, trajectoryLines(t, long)))})
+	opts := fixtureOptions(t, root)
+	opts.RequireLocalCharts = true
+	rep, err := site.Build(ctx, opts)
+	if err != nil {
+		t.Fatalf("building the fixture with a trajectory: %v", err)
+	}
+	return rep.Output
+}
+
+// testTrajectoryFits: a trajectory page, every body open, does not scroll
+// sideways; a body that scrolls in its box can take the keyboard's focus.
+func testTrajectoryFits(t *testing.T, b *browserTab) {
+	b.open(t, fixtureTraj)
+	got := eval[struct {
+		Over, Bodies int
+		Unfocusable  []string
+	}](t, b, `(() => {
+		document.querySelectorAll("details").forEach(d => d.open = true);
+		const bodies = Array.from(document.querySelectorAll("pre.body"));
+		const bad = bodies.filter(p => (p.scrollWidth > p.clientWidth + 1 || p.scrollHeight > p.clientHeight + 1) && p.tabIndex < 0)
+			.map(p => p.textContent.slice(0, 40));
+		return {Over: document.documentElement.scrollWidth - window.innerWidth, Bodies: bodies.length, Unfocusable: bad};
+	})()`)
+	if got.Bodies == 0 {
+		t.Fatalf("%s: no bodies shown", fixtureTraj)
+	}
+	if got.Over > 0 {
+		t.Errorf("%s: the page is %d px wider than the window", fixtureTraj, got.Over)
+	}
+	if len(got.Unfocusable) > 0 {
+		t.Errorf("%s: bodies that scroll but cannot take the focus: %q", fixtureTraj, got.Unfocusable)
+	}
 }
 
 // axeSource is axe-core's script, from the npm packages package-lock.json

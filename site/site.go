@@ -107,6 +107,8 @@ type builder struct {
 	mk        textRenderer
 	site      *templates.Site
 	factCache map[*bench.Dataset]*instanceFacts
+	// trajs are the submissions' trajectories by instance.
+	trajs map[*bench.Submission]map[string][]*bench.Trajectory
 }
 
 // Build validates data/ and renders the site into the output folder. When
@@ -179,6 +181,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		m:         m,
 		mk:        markup.New(),
 		factCache: map[*bench.Dataset]*instanceFacts{},
+		trajs:     trajectoryIndex(data.Submissions),
 	}
 	b.site = &templates.Site{
 		Title:       opts.Config.Title,
@@ -196,9 +199,15 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}
 
 	pages := b.pages()
-	if err := b.renderAll(ctx, pages, out); err != nil {
+	// Trajectory pages are written apart: each archive is read once, as
+	// a stream, for all its pages, beside the other pages' rendering.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return b.renderAll(gctx, pages, out) })
+	g.Go(func() error { return b.writeTrajectories(gctx, out) })
+	if err := g.Wait(); err != nil {
 		return rep, err
 	}
+	pages = append(pages, b.trajectoryPages()...)
 	if err := b.writeAssets(out, lib); err != nil {
 		return rep, err
 	}
@@ -343,10 +352,6 @@ func (b *builder) rel(url string) string {
 		r += "index.html"
 	}
 	return r
-}
-
-func component(c templ.Component) func() (templ.Component, []byte, error) {
-	return func() (templ.Component, []byte, error) { return c, nil, nil }
 }
 
 // pages lists every file of the site but the static assets. Components are

@@ -106,10 +106,10 @@ func TestProgramKey(t *testing.T) {
 	if programKey(opts, lib, exe("v2", "program, version 2")) == base {
 		t.Error("another program has the same key")
 	}
-	if programKey(opts, lib, "") == base || programKey(opts, lib, "") == programKey(opts, lib, "") {
+	if k1, k2 := programKey(opts, lib, ""), programKey(opts, lib, ""); k1 == base || k1 == k2 {
 		t.Error("without a program, the key is one an earlier build may have had")
 	}
-	if programKey(opts, lib, filepath.Join(dir, "missing")) == programKey(opts, lib, filepath.Join(dir, "missing")) {
+	if k1, k2 := programKey(opts, lib, filepath.Join(dir, "missing")), programKey(opts, lib, filepath.Join(dir, "missing")); k1 == k2 {
 		t.Error("with a program that cannot be read, the key is one an earlier build may have had")
 	}
 	if programKey(opts, &chartLib{version: "5.6.0", file: "elsewhere/echarts.min.js"}, v1) != base {

@@ -488,6 +488,9 @@ type Outcome struct {
 	P2P          string
 	Failures     string
 	Flags        []Flag // the prediction's integrity flags
+	// Trajectories link the pages of the system's recorded trajectories
+	// of the instance, one per attempt; none when it published none.
+	Trajectories []Link
 }
 
 // Flag is an integrity flag of a prediction, with what it means: shown as
@@ -598,6 +601,9 @@ type InstanceSystem struct {
 	Passed       string
 	Failures     string
 	Flags        []Flag // the prediction's integrity flags
+	// Trajectories link the pages of the system's recorded trajectories
+	// of the instance, one per attempt; none when it published none.
+	Trajectories []Link
 }
 
 // ChartsPage holds the charts of a dataset version: those over its
@@ -741,4 +747,70 @@ func SystemCount(ranked, refs int) string {
 		return s + ", 1 reference row"
 	}
 	return s + ", " + itoa(refs) + " reference rows"
+}
+
+// TrajectoryPage shows one attempt's trajectory: the exchanges between an
+// agent and its model that `eval infer`'s metering proxy recorded, turn by
+// turn, in readable form, with the raw JSONL beside it.
+type TrajectoryPage struct {
+	Page
+	System      string
+	SystemURL   string
+	Instance    string
+	InstanceURL string
+	Dataset     string
+	Split       string
+	Attempt     int
+	RawURL      string // the whole trajectory as recorded
+	RawSize     string
+	Exchanges   []TrajectoryExchange
+	Turns       int    // model requests forwarded
+	Usage       string // the usage the exchanges report, summed; "" when none
+	Limits      string // how bodies are cut, for the reader
+	// Omitted says how many exchanges are not listed, and why; "" when
+	// every exchange is.
+	Omitted string
+}
+
+// TrajectoryExchange is one request and its answer.
+type TrajectoryExchange struct {
+	ID        string // the HTML id, from the sequence number
+	Seq       int
+	Turn      int // the model request's number; 0 for another request
+	Time      string
+	Method    string
+	Path      string
+	Kind      string // the model API, "" for another request
+	Stream    bool
+	Status    int
+	Seconds   string
+	Model     string
+	Usage     string // "" when the response reports none
+	Cost      string
+	Error     string
+	Limit     string // the limit that refused the request
+	Truncated bool   // the recorded body was cut at the proxy's bound
+	// Earlier is how many messages of the request repeat the previous
+	// request's and are not shown again.
+	Earlier  int
+	Request  []TrajectoryMessage // the request's new messages
+	Response []TrajectoryMessage // the answer: text and tool calls
+	// Hidden says the bodies are not shown (the page's bound was
+	// reached); the raw file has them.
+	Hidden bool
+}
+
+// TrajectoryMessage is one message, or one part of an answer.
+type TrajectoryMessage struct {
+	Role  string
+	Parts []TrajectoryPart
+}
+
+// TrajectoryPart is a piece of a message: text, a tool call, a tool's
+// result; its text is shown as text, escaped.
+type TrajectoryPart struct {
+	Kind  string // "text", "tool call", "tool result", "thinking", …
+	Title string // the tool's name, where there is one
+	Text  string
+	Cut   string // how much was cut, "" when nothing was
 }

@@ -235,7 +235,11 @@ func cmdGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if role == "" {
 				role = "-"
 			}
-			fmt.Fprintf(stdout, "%-9s %5d calls %4d lines  %s\n", role, n.Calls, n.Lines(), n.ID)
+			calls := fmt.Sprintf("%5d", n.Calls)
+			if sg.Graph.Bounded() {
+				calls = fmt.Sprintf(">=%d", n.Calls)
+			}
+			fmt.Fprintf(stdout, "%-9s %5s calls %4d lines  %s\n", role, calls, n.Lines(), n.ID)
 			for _, c := range n.Callees {
 				fmt.Fprintf(stdout, "          -> %s\n", c)
 			}

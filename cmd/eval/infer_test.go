@@ -336,6 +336,20 @@ func TestInferShellLoopWithLLMTestDouble(t *testing.T) {
 	if !strings.Contains(page, ">measured</span>") || !strings.Contains(page, "trajectories") {
 		t.Errorf("the system page does not mark the figures measured or link the trajectories")
 	}
+	// The instance page's row links the trajectory's page, which shows
+	// the exchanges.
+	for _, id := range []string{inferL1, inferL2} {
+		inst, err := os.ReadFile(filepath.Join(root, "public", "datasets", "example", "v3", "instances", id, "index.html"))
+		rel := "datasets/example/v3/systems/shell-loop-double/lite/trajectories/" + id + "/attempt-1/"
+		if err != nil || !strings.Contains(string(inst), rel+`"`) {
+			t.Errorf("the instance page of %s does not link its trajectory %s (%v)", id, rel, err)
+			continue
+		}
+		traj, err := os.ReadFile(filepath.Join(root, "public", filepath.FromSlash(rel), "index.html"))
+		if err != nil || !strings.Contains(string(traj), "Turn 1") || !strings.Contains(string(traj), "openai.chat") {
+			t.Errorf("the trajectory page of %s does not show its exchanges (%v)", id, err)
+		}
+	}
 	// A trajectory whose usage was edited after the run is caught.
 	tamperTrajectory(t, filepath.Join(sub, "trajectories.tar.gz"))
 	if _, errOut, code := runEval(t, "validate", sub, "--root", root); code != 1 || !strings.Contains(errOut, "its SHA-256 is not the one the report records") {

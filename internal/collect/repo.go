@@ -112,12 +112,6 @@ func (r *repoRun) logf(format string, args ...any) {
 	fmt.Fprintf(r.o.Log, "%s: "+format+"\n", append([]any{r.rc.Repository}, args...)...)
 }
 
-// stageRuns reports whether a stage runs in this invocation, and whether
-// it may be taken from the work folder.
-func (r *repoRun) stageRuns(stage string) bool {
-	return r.o.Stage == "" || r.o.Stage == stage
-}
-
 // run runs the stages in order. With Options.Stage, the stages before it
 // read their stored outputs (and fail if there are none), the stage runs,
 // and the ones after it do not. A stage that fails stops the repository:

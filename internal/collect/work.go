@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,15 +76,6 @@ func (w work) save(d string, v any, stage string, item ...string) error {
 		return fmt.Errorf("work folder: %w", err)
 	}
 	return atomicfile.WriteJSON(p, record{Digest: d, Output: out})
-}
-
-// has reports whether any output of a stage is stored.
-func (w work) has(stage string) bool {
-	if _, err := os.Stat(filepath.Join(w.dir, stage) + ".json"); err == nil {
-		return true
-	}
-	_, err := os.Stat(filepath.Join(w.dir, stage))
-	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // file is a path in the work folder for other kinds of output (logs).

@@ -132,11 +132,16 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 		host.NetworkMode = "none"
 		cfg.NetworkDisabled = true
 	}
-	created, err := e.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+	// The create does not hear the caller's cancellation: one cut off
+	// mid-request can still make the container, and leave it with no ID
+	// to remove it by. It takes milliseconds; ctx is checked right after.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	created, err := e.cli.ContainerCreate(cctx, client.ContainerCreateOptions{
 		Name:       name,
 		Config:     cfg,
 		HostConfig: host,
 	})
+	cancel()
 	if err != nil {
 		if cerrdefs.IsNotFound(err) {
 			return nil, fmt.Errorf("create container from %s: image not found (build it first): %w", spec.Image, err)
@@ -144,6 +149,12 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 		return nil, fmt.Errorf("create container from %s: %w", spec.Image, err)
 	}
 	c := &Container{ID: created.ID, Name: name, eng: e}
+	if err := ctx.Err(); err != nil {
+		if rerr := c.Remove(); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return nil, fmt.Errorf("start container %s: %w", name, err)
+	}
 	if _, err := e.cli.ContainerStart(ctx, c.ID, client.ContainerStartOptions{}); err != nil {
 		if rerr := c.Remove(); rerr != nil {
 			err = errors.Join(err, rerr)

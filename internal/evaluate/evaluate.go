@@ -141,7 +141,7 @@ type Report struct {
 	// prediction's failure_mode); grading adds it to FailureModes.
 	AgentFailure string `json:"agent_failure,omitempty"`
 
-	Seconds       float64   `json:"seconds"`        // the whole attempt, wall time
+	Seconds       float64   `json:"seconds"`        // the whole attempt, wall time: its staging and its turn, not the wait between
 	PytestSeconds float64   `json:"pytest_seconds"` // what pytest reports, summed over the runs
 	Image         string    `json:"image"`
 	Finished      time.Time `json:"finished"`

@@ -95,6 +95,7 @@ type flow struct {
 	rep    *Report
 	agent  bool // level 2 from scratch: the prediction goes to /agent
 	masked bool
+	placed bool // the tests are in place (addTests ran)
 }
 
 // Evaluate runs one task in a new container and returns its report. The
@@ -103,40 +104,132 @@ type flow struct {
 // apply or fails its tests is a report, not an error. files are the raw
 // outputs of the test runs, by name, for the run folder.
 func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer) (rep *Report, files map[string][]byte, err error) {
+	return prepare(ctx, eng, t, lim, log).finish(ctx, func(box *container.Container) { box.Remove() })
+}
+
+// staged is a task taken through the harness's own part of the flow in
+// its fresh container: started, the harness's files copied in, the
+// starting point reached and sealed, the prediction applied, and at level
+// 1 the guard run and the test patch applied. Nothing of
+// the prediction has run yet (applying a diff runs none of its code), so
+// a run can stage the next task while the current one's prediction runs
+// its tests, and one worker still runs one prediction's code at a time.
+type staged struct {
+	f        *flow
+	spent    time.Duration // counted in the instance's time and deadline
+	applied  bool          // the prediction applied: its tests are to run
+	err      error         // the set-up failed
+	timedOut bool          // the set-up ran out of the instance's time
+}
+
+// prepare starts t's container and takes it through the harness's part
+// of the flow. Whatever happens, finish (or discard) must follow: it
+// removes the container.
+func prepare(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer) *staged {
 	start := time.Now()
-	f := newFlow(t, lim, log)
-	rep = f.rep
+	s := &staged{f: newFlow(t, lim, log)}
+	defer func() { s.spent = time.Since(start) }()
 	if lim.Instance > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Instance)
 		defer cancel()
 	}
+	box, err := eng.Start(ctx, container.Spec{
+		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(lim),
+	})
+	if err != nil {
+		s.err = fmt.Errorf("starting a container from %s: %w", t.Image, err)
+		return s
+	}
+	s.f.box = box
+	if err := s.f.copyIn(ctx); err != nil {
+		s.fail(ctx, err)
+		return s
+	}
+	if err := s.f.setUp(ctx); err != nil {
+		s.fail(ctx, err)
+		return s
+	}
+	applied, err := s.f.apply(ctx)
+	if err != nil {
+		// A lost container (a swarm node gone): the run retries it.
+		s.fail(ctx, err)
+		return s
+	}
+	s.applied = applied
+	if s.applied && !s.f.agent {
+		// Level 1: the guard and the test patch are the harness's own
+		// code too. Level 2's install runs the prediction's (its build),
+		// at its turn, before its tests (runFiles).
+		if err := s.f.addTests(ctx); err != nil {
+			s.fail(ctx, err)
+		}
+	}
+	return s
+}
+
+// fail records a set-up error: a result when the instance ran out of
+// time (tests without an outcome time out), else the harness's failure.
+func (s *staged) fail(ctx context.Context, err error) {
+	if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		s.timedOut = true
+		return
+	}
+	s.err = err
+}
+
+// finish runs the prediction's part of the flow (its tests, and at level
+// 2 its install) within what is left of the instance's time, grades it,
+// and hands the container to remove.
+func (s *staged) finish(ctx context.Context, remove func(*container.Container)) (rep *Report, files map[string][]byte, err error) {
+	start := time.Now()
+	f := s.f
+	rep = f.rep
 	defer func() {
-		rep.Seconds = time.Since(start).Seconds()
+		if f.box != nil {
+			remove(f.box)
+		}
+		rep.Seconds = (s.spent + time.Since(start)).Seconds()
 		rep.Finished = time.Now().UTC()
 		if err != nil {
 			rep.Error = err.Error()
 		}
 	}()
-	box, err := eng.Start(ctx, container.Spec{
-		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(lim),
-	})
-	if err != nil {
-		return rep, f.files, fmt.Errorf("starting a container from %s: %w", t.Image, err)
+	if s.err != nil {
+		return rep, f.files, s.err
 	}
-	f.box = box
-	defer box.Remove()
-	if err := f.run(ctx); err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			// The instance ran out of time: a result, not a failure of
-			// the harness. Tests without an outcome timed out.
-			rep.TimedOut = true
-			f.grade()
-			return rep, f.files, nil
-		}
+	if f.lim.Instance > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.lim.Instance-s.spent)
+		defer cancel()
+	}
+	if !s.timedOut && !s.applied {
+		f.grade()
+		return rep, f.files, nil
+	}
+	if !s.timedOut {
+		err = f.runTests(ctx)
+	}
+	if s.timedOut || err != nil && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		// The instance ran out of time: a result, not a failure of
+		// the harness. Tests without an outcome timed out.
+		rep.TimedOut = true
+		f.grade()
+		return rep, f.files, nil
+	}
+	if err != nil {
 		return rep, f.files, err
 	}
+	f.grade()
 	return rep, f.files, nil
+}
+
+// discard removes a staged task's container without running it: the run
+// stopped before its turn.
+func (s *staged) discard() {
+	if s.f.box != nil {
+		s.f.box.Remove()
+	}
 }
 
 // newFlow is t's flow, with its report started: who and what is graded,
@@ -166,32 +259,6 @@ func containerLimits(lim Limits) container.Limits {
 		}
 	}
 	return cl
-}
-
-// run is the flow's steps.
-func (f *flow) run(ctx context.Context) error {
-	if err := f.copyIn(ctx); err != nil {
-		return err
-	}
-	if err := f.setUp(ctx); err != nil {
-		return err
-	}
-	applied, err := f.apply(ctx)
-	if err != nil {
-		return err
-	}
-	if !applied {
-		f.grade()
-		return nil
-	}
-	if err := f.addTests(ctx); err != nil {
-		return err
-	}
-	if err := f.runTests(ctx); err != nil {
-		return err
-	}
-	f.grade()
-	return nil
 }
 
 // copyIn brings what the harness needs into the container: the
@@ -405,60 +472,119 @@ func patchOf(raw []byte) *patch.Patch {
 	return p
 }
 
-// addTests puts the instance's tests in place. Level 2: the prediction is
-// installed by the tests' user (its build runs its code), whose processes
-// are then killed. Level 1: the guard puts every test file and piece of
+// testsScript puts the instance's tests in place, as root in the
+// repository. Level 2: the prediction is installed by the tests' user (its
+// build runs its code), whose processes are then killed, then the test
+// patch goes on. Level 1: the guard puts every test file and piece of
 // pytest infrastructure back as the base has it (the prediction's are
 // removed), so an agent cannot edit what grades it; then the test patch
-// goes on.
-func (f *flow) addTests(ctx context.Context) error {
+// goes on. Exit 0: in place; 1 (level 2): the install failed, and the
+// tests run and fail; else the harness's own step failed. Level 1 runs it
+// when staging (addTests: none of it is the prediction's code); level 2's
+// first pytest run runs it before pytest in the same command (runFiles),
+// one exec fewer at the prediction's turn.
+func (f *flow) testsScript() string {
 	in := f.t.Instance
 	if f.agent {
-		// One command (each exec costs tens of milliseconds): the install
-		// as the tests' user, whose processes are then killed, then as
-		// root the test patch. Exit 0: installed; 1: the install failed;
-		// 3: the harness's own step failed.
 		tests := junitSetup
 		if in.TestPatch != "" {
 			tests = "git -C " + repoDir + " apply -v " + testFile + " && rm -f " + testFile + " && " + junitSetup
 		}
-		script := `chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + ` || exit 3
-if ` + shellQuote(asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--target", agentSite, agentDir)) + `; then rc=0; else rc=1; fi
+		// The install has the time of a test file; its own timeout, so
+		// that the tests are put in place after it all the same.
+		// --no-compile: the bytecode pip would write is for the tests,
+		// which compile what they import anyway; it is the same pip
+		// install the statement announces otherwise.
+		pip := append([]string{"timeout", "-k", "5s", strconv.Itoa(int(max(f.timeout(f.lim.TestFile).Seconds(), 1))) + "s"},
+			asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--no-compile", "--target", agentSite, agentDir)...)
+		return `cd ` + agentDir + ` && chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + ` || exit 3
+if ` + shellQuote(pip) + `; then rc=0; else rc=1; fi
 ` + shellQuote(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
 ` + tests + ` || exit 3
 exit $rc`
-		res, err := f.exec(ctx, agentDir, f.lim.TestFile, "sh", "-c", script)
-		if err != nil {
-			return fmt.Errorf("installing the prediction as agent_code: %w", err)
-		}
-		ok := res.ExitCode == 0 && !res.TimedOut
-		f.rep.InstallOK = &ok
-		if res.TimedOut {
-			// The install ran out of time before the tests were put in place.
-			return f.step(ctx, "putting the level 2 tests in place", "/", "sh", "-c", shellQuote(asTestUser("kill", "-9", "-1"))+" 2>/dev/null; "+tests)
-		}
-		if res.ExitCode != 0 && res.ExitCode != 1 {
-			return fmt.Errorf("putting the level 2 tests in place: exited %d: %s", res.ExitCode, lastLines(res.Stdout, res.Stderr, 10))
-		}
-		return nil
 	}
 	_, files, _ := expected(in, false) // every test file, fail-to-pass and pass-to-pass
 	if tp := patchOf([]byte(in.TestPatch)); tp != nil {
 		files = append(files, testPatchFiles(tp)...)
 	}
-	apply := "git apply -v " + testFile
-	if f.masked {
-		apply = "git apply -v -R " + testFile
+	script := "set -e\npython3 -I " + guard + " " + repoDir
+	for _, file := range files {
+		script += " " + shSingleQuote(file)
 	}
-	script := `set -e
-python3 -I ` + guard + ` ` + repoDir + ` "$@"
-`
+	script += "\n"
 	if in.TestPatch != "" {
-		script += apply + "\n"
+		if f.masked {
+			script += "git apply -v -R " + testFile + "\n"
+		} else {
+			script += "git apply -v " + testFile + "\n"
+		}
 	}
-	script += "rm -f " + testFile + "\n" + junitSetup
-	return f.step(ctx, "putting the tests and pytest's configuration back as the dataset has them", repoDir,
-		append([]string{"sh", "-c", script, "sh"}, files...)...)
+	return script + "rm -f " + testFile + "\n" + junitSetup
+}
+
+// testsPlaced reads testsScript's exit status (and output, for an error):
+// level 2's install result, or the harness's failure.
+func (f *flow) testsPlaced(code int, out []byte) error {
+	if f.agent {
+		ok := code == 0
+		f.rep.InstallOK = &ok
+		if code == 0 || code == 1 {
+			return nil
+		}
+		return fmt.Errorf("installing the prediction as agent_code and putting the level 2 tests in place: exited %d: %s", code, lastLines(out, nil, 10))
+	}
+	if code != 0 {
+		return fmt.Errorf("putting the tests and pytest's configuration back as the dataset has them: exited %d: %s", code, lastLines(out, nil, 10))
+	}
+	return nil
+}
+
+// addTests runs testsScript as a command of its own: level 1's, staged;
+// level 2's when no test is to run; and for tests that look inside the
+// container before pytest starts.
+func (f *flow) addTests(ctx context.Context) error {
+	timeout := f.timeout(f.lim.TestFile) + killAfter
+	res, err := f.exec(ctx, repoDir, timeout, "sh", "-c", f.testsScript())
+	if err != nil {
+		return fmt.Errorf("putting the tests in place: %w", err)
+	}
+	if res.TimedOut {
+		return fmt.Errorf("putting the tests in place: did not finish in %s", timeout)
+	}
+	f.placed = true
+	return f.testsPlaced(res.ExitCode, append(res.Stdout, res.Stderr...))
+}
+
+// Where the first pytest run's command leaves testsScript's output and
+// exit status: in the harness's folder, which the tests' user cannot
+// write, read back with the tests' outputs.
+const (
+	testsLog    = "tests-placed.log"
+	testsStatus = "tests-placed.status"
+	// killAfter is the time the install's timeout gives it after SIGTERM.
+	killAfter = 5 * time.Second
+)
+
+// withTests wraps the argv of the first pytest run so that testsScript
+// runs before it in the same command; pytest starts only when the tests
+// are in place (exit 0, or 1 for level 2's failed install).
+func (f *flow) withTests(argv []string) []string {
+	ok := "0"
+	if f.agent {
+		ok = "0|1"
+	}
+	script := "(\n" + f.testsScript() + "\n) >" + outDir + "/" + testsLog + " 2>&1\nrc=$?\necho $rc >" + outDir + "/" + testsStatus + `
+case $rc in ` + ok + `) exec "$@" ;; esac
+exit 3`
+	return append([]string{"sh", "-c", script, "sh"}, argv...)
+}
+
+// timeout is d, or the default of a command without one.
+func (f *flow) timeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 10 * time.Minute
+	}
+	return d
 }
 
 // junitSetup makes the folder the tests' user writes JUnit XML to.
@@ -510,9 +636,16 @@ func f2pFiles(in *bench.Instance) []string {
 func (f *flow) runTests(ctx context.Context) error {
 	byFile, order, kind := expected(f.t.Instance, f.agent)
 	if len(order) == 0 {
-		return nil
+		if f.placed {
+			return nil
+		}
+		return f.addTests(ctx)
 	}
-	report, err := f.runFiles(ctx, 1, order, byFile, kind, time.Duration(len(order))*f.lim.TestFile)
+	timeout := time.Duration(len(order)) * f.lim.TestFile
+	if !f.placed && timeout > 0 {
+		timeout += f.timeout(f.lim.TestFile) + killAfter // the install, first
+	}
+	report, err := f.runFiles(ctx, 1, order, byFile, kind, timeout)
 	if err != nil {
 		return err
 	}
@@ -537,7 +670,9 @@ func (f *flow) runTests(ctx context.Context) error {
 }
 
 // runFiles runs test files in one pytest process and records the outcomes
-// of their expected ids.
+// of their expected ids. The first run (n 1) puts the tests in place
+// before pytest starts, in the same command, unless they are (level 1:
+// staged).
 func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[string][]string, kind map[string]string, timeout time.Duration) (*pytest.Report, error) {
 	name := fmt.Sprintf("%02d-%s", n, sanitize(files[0]))
 	if len(files) > 1 {
@@ -561,6 +696,10 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	}
 	argv := pytest.Command(opts)
 	argv = append(argv, files[1:]...)
+	first := n == 1 && !f.placed
+	if first {
+		argv = f.withTests(argv)
+	}
 	res, err := f.execEnv(ctx, repoDir, timeout, pytest.Env(opts), argv...)
 	if err != nil {
 		return nil, fmt.Errorf("running the tests: %w", err)
@@ -568,6 +707,11 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	outs, err := f.box.CopyOut(ctx, outDir, 64<<20)
 	if err != nil {
 		return nil, fmt.Errorf("reading the test outputs: %w", err)
+	}
+	if first {
+		if err := f.placedTests(outs, res.TimedOut); err != nil {
+			return nil, err
+		}
 	}
 	var ids []string
 	for _, file := range files {
@@ -605,6 +749,36 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	f.rep.PytestSeconds += report.Seconds
 	record(f.rep, report, integ, kind)
 	return report, nil
+}
+
+// placedTests reads, from the first run's outputs, how putting the tests
+// in place went, and logs its output.
+func (f *flow) placedTests(outs []container.File, timedOut bool) error {
+	var log, status []byte
+	for _, o := range outs {
+		switch o.Path {
+		case testsLog:
+			log = o.Data
+		case testsStatus:
+			status = o.Data
+		}
+	}
+	code, err := strconv.Atoi(strings.TrimSpace(string(status)))
+	if status == nil || err != nil {
+		if timedOut {
+			return fmt.Errorf("putting the tests in place: did not finish in time: %s", lastLines(log, nil, 10))
+		}
+		return fmt.Errorf("putting the tests in place: no exit status (%q): %s", status, lastLines(log, nil, 10))
+	}
+	fmt.Fprintf(f.log, "putting the tests in place (before pytest, in the command above): exit %d\n", code)
+	if len(log) > 0 {
+		f.log.Write(log)
+		if log[len(log)-1] != '\n' {
+			io.WriteString(f.log, "\n")
+		}
+	}
+	io.WriteString(f.log, "\n")
+	return f.testsPlaced(code, log)
 }
 
 // outcomes reads one pytest run's outcomes and whether they can be

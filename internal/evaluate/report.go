@@ -169,16 +169,27 @@ func Result(ds *bench.Dataset, meta Meta, reps []*Report) (bench.Result, bool) {
 	return res, true
 }
 
+// hasFileRecall is whether the best of an instance's attempts gives File%.
+func hasFileRecall(reps []*Report) bool {
+	return len(reps) > 0 && best(reps).FileRecall != nil
+}
+
 // Summarise computes a run's report from its attempts' reports.
 func Summarise(ds *bench.Dataset, meta Meta, reports map[string][]*Report) *RunReport {
 	rr := &RunReport{SchemaVersion: 2, Attempts: meta.Attempts, PassAtK: map[string]float64{}, FailureModes: map[string]int{}}
 	n := len(meta.Instances)
 	rr.TotalInstances = n
 	var passed, fileSum float64
-	var applied, fv, rt, attemptsResolved int
+	var applied, fv, rt, attemptsResolved, fileN int
 	passAt := make([]int, meta.Attempts+1)
 	for _, id := range meta.Instances {
 		reps := reports[id]
+		// File% is a mean over the instances that have gold files to
+		// find, as the site computes it: level 2 builds from scratch and
+		// counts only where its report gives the figure.
+		if in := ds.Instance(id); in == nil || in.Level != 2 || hasFileRecall(reps) {
+			fileN++
+		}
 		if len(reps) == 0 {
 			rr.IncompleteIDs = append(rr.IncompleteIDs, id)
 			continue
@@ -267,7 +278,9 @@ func Summarise(ds *bench.Dataset, meta Meta, reports map[string][]*Report) *RunR
 		rr.AppliedRate = float64(applied) / f
 		rr.FVRate = float64(fv) / f
 		rr.RTRate = float64(rt) / f
-		rr.FileRate = fileSum / f
+		if fileN > 0 {
+			rr.FileRate = fileSum / float64(fileN)
+		}
 		cum := 0
 		for k := 1; k <= meta.Attempts; k++ {
 			cum += passAt[k]

@@ -98,3 +98,31 @@ func datasetOf(t *testing.T, ins []*bench.Instance) *bench.Dataset {
 	}
 	return layoutDataset(t, "", raw)
 }
+
+// TestRunReportFileRate: File% is a mean over the instances with gold files
+// to find, as the site computes it (metrics.Score.FileRate): a level 2
+// instance, built from scratch, gives no figure and is left out, where
+// counting it as 0 halved the gold patch's File% on the example's lite
+// split.
+func TestRunReportFileRate(t *testing.T) {
+	raw := []map[string]any{
+		{"instance_id": "one", "repo": "featbench/textkit", "level": 1, "problem_statement": "x", "FAIL_TO_PASS": []string{"f"}, "PASS_TO_PASS": []string{}},
+		{"instance_id": "two", "repo": "featbench/textkit", "level": 1, "problem_statement": "x", "FAIL_TO_PASS": []string{"f"}, "PASS_TO_PASS": []string{}},
+		{"instance_id": "three", "repo": "featbench/textkit", "level": 2, "problem_statement": "x", "FAIL_TO_PASS": []string{"f"}, "PASS_TO_PASS": []string{}},
+	}
+	ds := layoutDataset(t, "", raw)
+	one, half := 1.0, 0.5
+	rep := func(id string, recall *float64) []*evaluate.Report {
+		return []*evaluate.Report{{InstanceID: id, Attempt: 1, PatchApplied: true, FileRecall: recall, Tests: map[string]evaluate.TestResult{}}}
+	}
+	meta := evaluate.Meta{Attempts: 1, Instances: []string{"one", "two", "three"}}
+	rr := evaluate.Summarise(ds, meta, map[string][]*evaluate.Report{"one": rep("one", &one), "two": rep("two", &half), "three": rep("three", nil)})
+	if want := 0.75; rr.FileRate != want {
+		t.Errorf("file_rate = %v, want %v (level 1 only)", rr.FileRate, want)
+	}
+	// A level 1 instance without a prediction still counts, as 0.
+	rr = evaluate.Summarise(ds, meta, map[string][]*evaluate.Report{"one": rep("one", &one), "three": rep("three", nil)})
+	if want := 0.5; rr.FileRate != want {
+		t.Errorf("file_rate with a missing level 1 prediction = %v, want %v", rr.FileRate, want)
+	}
+}

@@ -148,27 +148,46 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 		cfg.Progress.Start(len(tasks))
 		defer cfg.Progress.Finish()
 	}
+	workers := max(cfg.Workers, 1)
 	g, gctx := errgroup.WithContext(ctx)
+	// An executor that knows its room (a swarm) admits tasks itself;
+	// otherwise the configured workers bound them.
 	adm, _ := cfg.Engine.(admitter)
 	if adm == nil {
-		g.SetLimit(max(cfg.Workers, 1))
+		g.SetLimit(workers)
 	}
 	var mu sync.Mutex
 	var firstInfra error
 	var admitErr error // the executor could not say where to run (no node left)
+	rm := newRemover(workers)
+	defer rm.wait() // every container gone before Run returns, whatever happened
+	todo := tasks[:0:0]
 	for _, tk := range tasks {
-		if gctx.Err() != nil {
-			break
-		}
-		dir := attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)
 		if !cfg.Force {
-			if rep, err := ReadReport(dir); err == nil && rep.Error == "" {
+			if rep, err := ReadReport(attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)); err == nil && rep.Error == "" {
 				if cfg.Progress != nil {
 					cfg.Progress.Done(rep, true)
 				}
 				continue
 			}
 		}
+		todo = append(todo, tk)
+	}
+	// While a task runs, the next one's container is started and taken
+	// through the harness's own set-up (staged): its turn starts with
+	// the prediction's tests.
+	var next *ahead
+	defer func() {
+		if next != nil {
+			next.discard()
+		}
+	}()
+	for i, tk := range todo {
+		if gctx.Err() != nil {
+			break
+		}
+		cur := next
+		next = nil
 		release := func() {}
 		if adm != nil {
 			// Tasks are admitted in order, as room frees up.
@@ -181,12 +200,17 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 		}
 		g.Go(func() error {
 			defer release()
-			rep, err := evaluateOne(gctx, cfg, tk, dir, owner, "")
+			dir := attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)
+			if cur == nil {
+				cur = stageOne(gctx, cfg, tk, dir, owner, "")
+			}
+			rep, err := cur.evaluate(gctx, rm)
 			if errors.Is(err, container.ErrLost) && gctx.Err() == nil {
 				// Its container or node went away: not the prediction's
 				// doing. Once more from the start, recorded; the executor
 				// places it elsewhere.
-				rep, err = evaluateOne(gctx, cfg, tk, dir, owner, err.Error())
+				cur = stageOne(gctx, cfg, tk, dir, owner, err.Error())
+				rep, err = cur.evaluate(gctx, rm)
 			}
 			if cfg.Progress != nil && rep != nil {
 				cfg.Progress.Done(rep, false)
@@ -203,6 +227,12 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 			}
 			return nil
 		})
+		// Staging ahead holds a container before its turn: only where the
+		// workers bound the run, not where an executor admits by room.
+		if i+1 < len(todo) && adm == nil {
+			nt := todo[i+1]
+			next = stageAhead(gctx, cfg, nt, attemptDir(cfg.Dir, nt.in.InstanceID, nt.attempt), owner)
+		}
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -217,57 +247,127 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	return Finish(cfg.Dir, cfg.Dataset, cfg.Meta)
 }
 
-// evaluateOne evaluates a task into its folder: the prediction and the log
-// as it goes, the test outputs, and the report last.
-//
-// retried, when not empty, says why this is the attempt's second
-// evaluation: it heads the log and is the report's retried.
-func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner, retried string) (*Report, error) {
+// ahead is a task being staged (or staged) in its folder, ahead of its
+// turn or at it.
+type ahead struct {
+	done       chan struct{}
+	dir        string
+	logf       *os.File
+	trajectory string
+	s          *staged
+	err        error // the folder could not be made
+	// retried, when not empty, says why this is the attempt's second
+	// evaluation: it heads the log and is the report's retried.
+	retried string
+}
+
+// stageAhead stages tk in the background while the current task runs.
+func stageAhead(ctx context.Context, cfg Config, tk task, dir, owner string) *ahead {
+	a := &ahead{done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		a.stage(ctx, cfg, tk, dir, owner, true)
+	}()
+	return a
+}
+
+// stageOne stages tk now, at its turn; retried: see ahead.
+func stageOne(ctx context.Context, cfg Config, tk task, dir, owner, retried string) *ahead {
+	a := &ahead{done: make(chan struct{}), retried: retried}
+	a.stage(ctx, cfg, tk, dir, owner, false)
+	close(a.done)
+	return a
+}
+
+// stage makes tk's folder (the prediction and the log as it goes) and
+// stages it. early: staged before its turn, so its container may wait for
+// the current task to end before its own time starts.
+func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir, owner string, early bool) {
+	a.dir = dir
 	if err := os.RemoveAll(dir); err != nil {
-		return nil, fmt.Errorf("clearing %s: %w", dir, err)
+		a.err = fmt.Errorf("clearing %s: %w", dir, err)
+		return
 	}
 	if err := os.MkdirAll(filepath.Join(dir, TestsDir), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", dir, err)
+		a.err = fmt.Errorf("creating %s: %w", dir, err)
+		return
 	}
 	if err := os.WriteFile(filepath.Join(dir, PredFile), tk.pred.Patch, 0o644); err != nil {
-		return nil, fmt.Errorf("writing the prediction: %w", err)
+		a.err = fmt.Errorf("writing the prediction: %w", err)
+		return
 	}
-	var trajectory string
 	if tk.pred.TrajectoryFile != "" {
 		raw, err := os.ReadFile(tk.pred.TrajectoryFile)
 		if err != nil {
-			return nil, fmt.Errorf("the trajectory of %s: %w", tk.in.InstanceID, err)
+			a.err = fmt.Errorf("the trajectory of %s: %w", tk.in.InstanceID, err)
+			return
 		}
 		if err := os.WriteFile(filepath.Join(dir, TrajectoryFile), raw, 0o644); err != nil {
-			return nil, fmt.Errorf("writing the trajectory: %w", err)
+			a.err = fmt.Errorf("writing the trajectory: %w", err)
+			return
 		}
-		trajectory = Sum(raw)
+		a.trajectory = Sum(raw)
 	}
 	logf, err := os.Create(filepath.Join(dir, LogFile))
 	if err != nil {
-		return nil, fmt.Errorf("creating the log: %w", err)
+		a.err = fmt.Errorf("creating the log: %w", err)
+		return
 	}
-	defer logf.Close()
-	if retried != "" {
-		fmt.Fprintf(logf, "retried: the first evaluation of this attempt lost its container: %s\n\n", retried)
+	a.logf = logf
+	if a.retried != "" {
+		fmt.Fprintf(logf, "retried: the first evaluation of this attempt lost its container: %s\n\n", a.retried)
 	}
 	image := cfg.Images[tk.in.Repo]
 	if image == "" {
-		return nil, fmt.Errorf("no environment image for repository %s", tk.in.Repo)
+		a.err = fmt.Errorf("no environment image for repository %s", tk.in.Repo)
+		return
+	}
+	exp := expires(cfg.Limits, time.Now())
+	if early {
+		// It may wait up to the current task's deadline for its turn.
+		exp += int64(instanceLimit(cfg.Limits) / time.Second)
 	}
 	t := Task{
 		Dataset: cfg.Dataset, Instance: tk.in, Attempt: tk.attempt, Prediction: tk.pred, Gold: cfg.Gold, Image: image,
 		Labels: map[string]string{
 			LabelProject: "1", LabelKind: "eval", LabelRun: cfg.Meta.RunID, LabelOwner: owner,
-			LabelExpires: strconv.FormatInt(expires(cfg.Limits, time.Now()), 10),
+			LabelExpires: strconv.FormatInt(exp, 10),
 			LabelTask:    tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
 		},
 	}
-	rep, files, err := Evaluate(ctx, cfg.Engine, t, cfg.Limits, logf)
-	rep.Trajectory = trajectory
-	rep.Retried = retried
+	a.s = prepare(ctx, cfg.Engine, t, cfg.Limits, logf)
+}
+
+// discard removes what staging made, the task not run: its container,
+// and its folder, which holds no report.
+func (a *ahead) discard() {
+	<-a.done
+	if a.s != nil {
+		a.s.discard()
+	}
+	if a.logf != nil {
+		a.logf.Close()
+	}
+}
+
+// evaluate evaluates a staged task into its folder: the test outputs, and
+// the report last.
+func (a *ahead) evaluate(ctx context.Context, rm *remover) (*Report, error) {
+	<-a.done
+	if a.logf != nil {
+		defer a.logf.Close()
+	}
+	if a.err != nil {
+		if a.s != nil {
+			a.s.discard()
+		}
+		return nil, a.err
+	}
+	rep, files, err := a.s.finish(ctx, rm.remove)
+	rep.Trajectory = a.trajectory
+	rep.Retried = a.retried
 	for name, data := range files {
-		if werr := os.WriteFile(filepath.Join(dir, TestsDir, name), data, 0o644); werr != nil && err == nil {
+		if werr := os.WriteFile(filepath.Join(a.dir, TestsDir, name), data, 0o644); werr != nil && err == nil {
 			err = fmt.Errorf("writing %s: %w", name, werr)
 		}
 	}
@@ -275,11 +375,38 @@ func evaluateOne(ctx context.Context, cfg Config, tk task, dir, owner, retried s
 		// Interrupted: leave no report, so the next run does it again.
 		return rep, ctx.Err()
 	}
-	if werr := atomicfile.WriteJSON(filepath.Join(dir, ReportFile), rep); werr != nil && err == nil {
+	if werr := atomicfile.WriteJSON(filepath.Join(a.dir, ReportFile), rep); werr != nil && err == nil {
 		err = werr
 	}
 	return rep, err
 }
+
+// remover removes containers in the background, so that the next task
+// need not wait for the engine to tear the last one down; at most a few at
+// once (the next removal waits), and Run waits for all of them before it
+// returns, so a run that ends or is interrupted leaves none. A removal
+// that fails leaves the container to the expiry of its label, as a killed
+// run would.
+type remover struct {
+	wg  sync.WaitGroup
+	sem chan struct{}
+}
+
+func newRemover(workers int) *remover {
+	return &remover{sem: make(chan struct{}, 2*workers)}
+}
+
+func (r *remover) remove(box *container.Container) {
+	r.sem <- struct{}{}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() { <-r.sem }()
+		_ = box.Remove() // its own context; a failure is left to the label's expiry
+	}()
+}
+
+func (r *remover) wait() { r.wg.Wait() }
 
 // attemptDir is runs/<run-id>/<instance>/attempt-<k>.
 func attemptDir(run, id string, attempt int) string {
@@ -316,11 +443,15 @@ func removeLeftovers(ctx context.Context, eng Executor, now time.Time) error {
 
 // expires is the expiry label's value for a container started at now.
 func expires(lim Limits, now time.Time) int64 {
-	d := lim.Instance
-	if d <= 0 {
-		d = 24 * time.Hour
+	return now.Add(instanceLimit(lim) + leftoverMargin).Unix()
+}
+
+// instanceLimit is the longest an instance's evaluation takes.
+func instanceLimit(lim Limits) time.Duration {
+	if lim.Instance <= 0 {
+		return 24 * time.Hour
 	}
-	return now.Add(d + leftoverMargin).Unix()
+	return lim.Instance
 }
 
 func randomToken() string {

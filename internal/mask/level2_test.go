@@ -272,12 +272,23 @@ func TestLevel2Package(t *testing.T) {
 	for file, problem := range map[string]string{
 		"tests/test_patched.py": "names textkit.slug._taken of the package in a string",
 		"tests/test_module.py":  "uses the module textkit.slug itself",
-		"tests/test_careful.py": "careful, which the tests use, needs _taken, which the feature removes",
+		"tests/test_careful.py": "needs textkit/slug.py::_taken::10, which the feature removes and the statement does not describe (careful, which the tests use, needs _taken)",
 	} {
 		res := mustMask(t, r.write(t), request(file))
 		if res.Level2Test != nil || !strings.Contains(res.Level2Problem, problem) {
 			t.Errorf("%s: level 2 test made (%v) or problem %q, want one naming %q", file, res.Level2Test != nil, res.Level2Problem, problem)
 		}
+	}
+	// The removed helper the given code needs is one collection must
+	// describe: with it described, level 2 is made.
+	res = mustMask(t, r.write(t), request("tests/test_careful.py"))
+	if !slices.ContainsFunc(res.Undescribed, func(u mask.Undescribed) bool { return u.ID == taken }) {
+		t.Errorf("undescribed %+v, want %s", res.Undescribed, taken)
+	}
+	req := request("tests/test_careful.py")
+	req.Describe = append(req.Describe, taken)
+	if res := mustMask(t, r.write(t), req); res.Level2Test == nil || len(res.Undescribed) != 0 {
+		t.Errorf("with _taken described: level 2 problem %q, undescribed %+v", res.Level2Problem, res.Undescribed)
 	}
 }
 
@@ -605,6 +616,153 @@ def test_it():
 		res := mustMask(t, r.write(t), request(file))
 		if res.Level2Test != nil || !strings.Contains(res.Level2Problem, problem) {
 			t.Errorf("%s: level 2 made (%v), problem %q; want %q", file, res.Level2Test != nil, res.Level2Problem, problem)
+		}
+	}
+}
+
+// TestLevel2InterfaceReferences: what the level 2 interfaces show names
+// package code that is not the feature: cachetools' lru_cache stub has
+// key=keys.hashkey, and the described LRUCache's base is Cache; neither was
+// given, so an agent working from the statement met names it could not
+// know. They are given now, with what they need; a shown name the feature
+// removes without describing it refuses level 2.
+func TestLevel2InterfaceReferences(t *testing.T) {
+	r := repo{
+		"textkit/__init__.py": "",
+		"textkit/keys.py": `def hashkey(*args):
+    return args
+`,
+		"textkit/cache.py": `from collections import OrderedDict
+
+from . import keys
+
+_DEFAULT = 128
+
+
+class Cache(OrderedDict):
+    """A cache."""
+
+    def __init__(self, maxsize):
+        self.maxsize = maxsize
+
+
+class LRUCache(Cache):
+    """Least recently used."""
+
+    limit = _DEFAULT
+
+    def touch(self, key):
+        return key
+
+    def size(self):
+        return _helper(self)
+
+
+def _helper(c):
+    return len(c)
+
+
+def lru_cache(maxsize=_DEFAULT, key=keys.hashkey):
+    """Decorate."""
+    def deco(f):
+        return f
+    return deco
+`,
+		"tests/test_cache.py": `from textkit.cache import lru_cache
+
+
+def test_it():
+    assert lru_cache()(len)("ab") == 2
+`,
+	}
+	lru := objID(t, r, "textkit/cache.py", "lru_cache", "def lru_cache")
+	cls := objID(t, r, "textkit/cache.py", "LRUCache", "class LRUCache")
+	touch := objID(t, r, "textkit/cache.py", "LRUCache.touch", "def touch")
+	level2 := &mask.Level2{TestFile: "tests/test_cache.py", Package: "textkit", Names: []string{"lru_cache"}}
+	res := mustMask(t, r.write(t), mask.Request{
+		Remove: []string{lru, touch}, Describe: []string{lru, cls, touch}, ProtectFiles: []string{"tests/test_cache.py"},
+		Level2: level2,
+	})
+	if res.Level2Problem != "" || res.Level2Test == nil {
+		t.Fatalf("level 2 refused: %q", res.Level2Problem)
+	}
+	given := map[string]string{}
+	for _, g := range res.Level2Given {
+		given[g.Module] = strings.Join(append(slices.Clone(g.Imports), g.Code...), "\n")
+	}
+	for module, want := range map[string][]string{
+		"textkit.cache": {"class Cache(OrderedDict):", "from collections import OrderedDict", "_DEFAULT = 128", "def _helper(c):"},
+		"textkit.keys":  {"def hashkey(*args):"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(given[module], w) {
+				t.Errorf("given code of %s lacks %q:\n%s", module, w, given[module])
+			}
+		}
+	}
+	if strings.Contains(given["textkit.cache"], "class LRUCache") || strings.Contains(given["textkit.cache"], "def lru_cache") {
+		t.Errorf("described objects are given too:\n%s", given["textkit.cache"])
+	}
+
+	// The kept method's helper removed and not described: the statement
+	// would show a name it never gives.
+	helper := objID(t, r, "textkit/cache.py", "_helper", "def _helper")
+	res = mustMask(t, r.write(t), mask.Request{
+		Remove: []string{lru, touch, helper}, Describe: []string{lru, cls, touch}, ProtectFiles: []string{"tests/test_cache.py"},
+		Level2: level2,
+	})
+	if !strings.Contains(res.Level2Problem, "_helper") || !slices.ContainsFunc(res.Undescribed, func(u mask.Undescribed) bool { return u.ID == helper }) {
+		t.Errorf("level 2 with a shown, removed, undescribed helper: problem %q, undescribed %+v", res.Level2Problem, res.Undescribed)
+	}
+
+	// A given class that holds removed code (textkit's Heading, whose walk
+	// the feature removes) is not given whole, which would give the
+	// removed code away: its removed member is one to describe.
+	r["textkit/cache.py"] += `
+
+class Entry:
+    def __init__(self, key):
+        self.key = key
+
+    def expire(self):
+        return None
+
+
+def lookup(c: Cache, key) -> Entry:
+    """Find an entry."""
+    return Entry(key)
+`
+	r["tests/test_cache.py"] = `from textkit.cache import lookup
+
+
+def test_it():
+    assert lookup({}, 1).key == 1
+`
+	look := objID(t, r, "textkit/cache.py", "lookup", "def lookup")
+	expire := objID(t, r, "textkit/cache.py", "Entry.expire", "def expire")
+	level2.Names = []string{"lookup"}
+	res = mustMask(t, r.write(t), mask.Request{
+		Remove: []string{look, expire}, Describe: []string{look}, ProtectFiles: []string{"tests/test_cache.py"}, Level2: level2,
+	})
+	if !slices.ContainsFunc(res.Undescribed, func(u mask.Undescribed) bool { return u.ID == expire }) {
+		t.Errorf("a shown class holding removed code: undescribed %+v, want %s (problem %q)", res.Undescribed, expire, res.Level2Problem)
+	}
+	res = mustMask(t, r.write(t), mask.Request{
+		Remove: []string{look, expire}, Describe: []string{look, expire}, ProtectFiles: []string{"tests/test_cache.py"}, Level2: level2,
+	})
+	if res.Level2Test == nil {
+		t.Fatalf("with Entry.expire described: level 2 refused: %q", res.Level2Problem)
+	}
+	var shown []string
+	for _, in := range res.Level2Interfaces {
+		shown = append(shown, in.Code)
+	}
+	if all := strings.Join(shown, "\n"); !strings.Contains(all, "class Entry:") || !strings.Contains(all, "def expire(self):") {
+		t.Errorf("Entry is not in the interfaces with its removed member as a stub:\n%s", all)
+	}
+	for _, g := range res.Level2Given {
+		if strings.Contains(strings.Join(g.Code, "\n"), "class Entry") {
+			t.Errorf("Entry given whole:\n%s", strings.Join(g.Code, "\n"))
 		}
 	}
 }

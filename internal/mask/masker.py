@@ -868,6 +868,15 @@ def interfaces(ids, cache, gone=None):
 # tests use that is not the feature.
 
 
+class Level2Incomplete(Exception):
+    """Level 2 needs removed objects the statement does not describe."""
+
+    def __init__(self, need):
+        super().__init__("the level 2 statement needs %s, which the feature removes and the statement does not describe"
+                         " (%s)" % (need[0]["id"], need[0]["reached_by"]))
+        self.need = need
+
+
 class Level2Problem(Exception):
     """Why an instance cannot be made at level 2 (the level is dropped, not the candidate)."""
 
@@ -1220,6 +1229,16 @@ def level2_given(pf, moved, tops, units, cache):
     for path, us in units.items():
         for d in us:
             removed.setdefault(path, []).append(d.node)
+    # Removed objects the level 2 statement needs but does not describe:
+    # collection describes them and masks again (see undescribed_reached).
+    need = []
+
+    def needs(path, node, why):
+        for d in units.get(path, []):
+            if d.node is node or (node.lineno <= d.node.lineno and d.node.end_lineno <= node.end_lineno):
+                oid = format_id(path, d.qual, d.node.lineno)
+                if oid not in [n["id"] for n in need]:
+                    need.append({"id": oid, "reached_by": why})
 
     def source_of(path, st):
         mod = pf.module_of(path).split(".")
@@ -1279,6 +1298,27 @@ def level2_given(pf, moved, tops, units, cache):
         if b is None:
             raise Level2Problem("the tests import %s from %s, which is not a module-level name there" % (name, module))
         todo.append(b)
+    # What the interfaces show names package code too: a described class's
+    # base (cachetools' LRUCache(Cache)), a default (key=keys.hashkey), a
+    # kept method's helper. Built from the statement alone, agent_code needs
+    # it, so it is given like the tests' own imports.
+    for path, name in shown_references(tops, cache, removed):
+        if not pf.inside(pf.module_of(path)):
+            continue
+        module = pf.module_of(path)
+        if isinstance(name, tuple):  # module.attr, module a package module
+            target = module_binding(pf, path, cache(path)[0], name[0], source_of)
+            b = find(target, name[1]) if target else None
+            label = "%s.%s" % name
+        else:
+            b = find(module, name)
+            label = name
+        if b is None:
+            continue
+        if any(b[2] is node for node in removed.get(b[0], [])) and (b[0], b[3]) not in described:
+            needs(b[0], b[2], "the level 2 statement shows %s (%s)" % (label, pf.module_of(path)))
+            continue
+        todo.append(b)
     while todo:
         path, src, st, name = todo.pop()
         if (path, name) in described:
@@ -1293,9 +1333,11 @@ def level2_given(pf, moved, tops, units, cache):
             if line not in imports[path]:
                 imports[path].append(line)
             continue
-        for node in removed.get(path, []):
-            if st.lineno <= node.lineno and node.end_lineno <= st.end_lineno:
-                raise Level2Problem("the tests use %s of %s, which holds code the feature removes" % (name, pf.module_of(path)))
+        if any(st.lineno <= node.lineno and node.end_lineno <= st.end_lineno for node in removed.get(path, [])):
+            # Given whole, it would give away removed code: described, its
+            # removed members are stubs in the interfaces instead.
+            needs(path, st, "%s of %s, which level 2 uses, holds it" % (name, pf.module_of(path)))
+            continue
         if id(st) in given.setdefault(path, {}):
             continue
         given[path][id(st)] = st
@@ -1304,9 +1346,11 @@ def level2_given(pf, moved, tops, units, cache):
             if b is None:
                 continue
             if any(b[2] is node for node in removed.get(b[0], [])) and (b[0], free) not in described:
-                raise Level2Problem("%s, which the tests use, needs %s, which the feature removes and the statement does not describe"
-                                    % (name, free))
+                needs(b[0], b[2], "%s, which the tests use, needs %s" % (name, free))
+                continue
             todo.append(b)
+    if need:
+        raise Level2Incomplete(need)
     seen = {}
     for path, stmts in given.items():
         for st in stmts.values():
@@ -1388,6 +1432,83 @@ def unnamed_private_attributes(root, spec, out):
     return sorted(a for a in used if not re.search(r"(?<!\w)%s(?!\w)" % re.escape(a), text))
 
 
+def shown_references(tops, cache, removed):
+    """(path, name) for each free name, and (path, (module name, attr)) for
+    each attribute of a free name, in what the level 2 interfaces of the
+    described objects show: headers (decorators, bases, defaults,
+    annotations) and, of a class, every statement the mask keeps (see
+    render_stub); a described function's body is the agent's to write."""
+    gone = {id(n) for nodes in removed.values() for n in nodes}
+    nodes = {}  # path -> {id: node} of described defs
+    tops_by_path = {}
+    for oid in tops:
+        path, qual, line = parse_id(oid)
+        src, defs = cache(path)
+        d = lookup(src, defs, oid, qual, line)
+        nodes.setdefault(path, {})[id(d.node)] = d.node
+        top = (d.parents + [d])[0].node
+        tops_by_path.setdefault(path, {})[id(top)] = top
+
+    def header(n):
+        parts = list(n.decorator_list)
+        if isinstance(n, ast.ClassDef):
+            return parts + n.bases + [k.value for k in n.keywords]
+        a = n.args
+        parts += a.defaults + [x for x in a.kw_defaults if x is not None]
+        parts += [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
+                  if x is not None and x.annotation is not None]
+        return parts + ([n.returns] if n.returns is not None else [])
+
+    def shown(n, described):
+        parts = header(n)
+        if isinstance(n, ast.ClassDef):
+            doc = docstring_node(n)
+            for st in n.body:
+                if st is doc:
+                    continue
+                if id(st) in described:
+                    parts += shown(st, described)
+                elif id(st) not in gone:
+                    parts.append(st)
+        return parts
+
+    out = []
+    for path in sorted(tops_by_path):
+        for top in sorted(tops_by_path[path].values(), key=lambda n: n.lineno):
+            parts = shown(top, nodes[path])
+            local = bound_names(top) - {top.name}
+            names, attrs = set(), set()
+            for part in parts:
+                for n in ast.walk(part):
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and isinstance(n.value.ctx, ast.Load):
+                        attrs.add((n.value.id, n.attr))
+                    elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                        names.add(n.id)
+                if isinstance(part, DEFS) or isinstance(part, ast.Lambda):
+                    names -= bound_names(part)
+            names -= local | BUILTINS
+            out += [(path, n) for n in sorted(names)]
+            out += [(path, a) for a in sorted(attrs) if a[0] not in local and a[0] not in BUILTINS]
+    return out
+
+
+def module_binding(pf, path, src, name, source_of):
+    """The package module a module-level name of path is bound to by an
+    import (from . import keys; import pkg.keys as keys), or None."""
+    for st in src.tree.body:
+        if isinstance(st, ast.ImportFrom):
+            for a in st.names:
+                if (a.asname or a.name) == name:
+                    target = source_of(path, st) + "." + a.name
+                    if pf.inside(target) and pf.file_of(target):
+                        return target
+        elif isinstance(st, ast.Import):
+            for a in st.names:
+                if a.asname == name and pf.inside(a.name) and pf.file_of(a.name):
+                    return a.name
+    return None
+
+
 def level2_task(root, spec, tops, units, cache):
     """Everything level 2 needs, or the problem that stops it."""
     try:
@@ -1403,6 +1524,8 @@ def level2_task(root, spec, tops, units, cache):
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise Level2Problem("the tests import %s from more than one module" % ", ".join(dup))
+    except Level2Incomplete as e:
+        return {"level2_problem": str(e), "level2_undescribed": e.need}
     except Level2Problem as e:
         return {"level2_problem": str(e)}
     return {"level2_test": text, "level2_names": names, "level2_vendor": vendor, "level2_given": given}
@@ -1764,6 +1887,9 @@ def run(root, req):
                       "imports_removed": res.imports_removed, "all_removed": res.all_removed})
     undescribed = undescribed_reached(root, protect, units, req.get("describe") or [], {p: t for p, t, _ in writes},
                                       {f["path"]: f["all_removed"] for f in files if f["all_removed"]}, deps)
+    if level2_out:
+        known = {u["id"] for u in undescribed}
+        undescribed += [u for u in level2_out.pop("level2_undescribed", []) if u["id"] not in known]
     for path, text, enc in writes:
         write_text(root, path, text, enc)
 

@@ -41,7 +41,7 @@ func WriteDOT(w io.Writer, g *Graph, style func(n *Node) string) error {
 		for _, n := range byFile[file] {
 			label := n.Qualname
 			if n.Kind != KindModule {
-				label += fmt.Sprintf("\\n%d lines, %d calls", n.Lines(), n.Calls)
+				label += fmt.Sprintf("\\n%d lines, %s", n.Lines(), g.CallsLabel(n))
 			}
 			attrs := ""
 			if style != nil {

@@ -4,7 +4,8 @@
 //
 // The recording is done by tracer.py, embedded here and run in the
 // repository's container: it runs pytest in-process under sys.setprofile
-// (and threading.setprofile) and writes a Graph as JSON. This package reads
+// (and threading.setprofile) on Python 3.11, sys.monitoring on 3.12 and
+// later, and writes a Graph as JSON. This package reads
 // that JSON, exports it as DOT, and walks it breadth-first to choose the
 // code a task removes.
 package trace
@@ -46,7 +47,17 @@ type Graph struct {
 	ExitCode int      `json:"exit_code"`
 	Seconds  float64  `json:"seconds"` // pytest's wall time under the hook
 	Python   string   `json:"python"`
-	Nodes    []Node   `json:"nodes"` // sorted by ID
+	// Hook is what the tracer hooked: "sys.setprofile" (Python 3.11) or
+	// "sys.monitoring" (3.12 and later).
+	Hook string `json:"hook,omitempty"`
+	// Counts is "exact" when every call was counted, "bounded" when the
+	// tracer's event budget stopped counting a hot loop's repeated calls
+	// (a code location disabled after its budget, or the hook dropped for
+	// the rest of a test: docs/collection.md, "Call counts"): each node's
+	// Calls is then a lower bound. The nodes and edges are what collection
+	// uses, and a new caller is still seen. Empty in older graphs: exact.
+	Counts string `json:"counts,omitempty"`
+	Nodes  []Node `json:"nodes"` // sorted by ID
 	// Imports are each traced test file's import statements, resolved.
 	Imports map[string][]Import `json:"imports"`
 	// ImportRefs are the functions and classes that the import-time code
@@ -77,7 +88,8 @@ type Node struct {
 	// only while that function runs, and goes with it.
 	Local bool `json:"local,omitempty"`
 	// Calls counts the times the node was entered (a generator counts
-	// each resumption; a class, the run of its body).
+	// each resumption; a class, the run of its body); a lower bound when
+	// the graph's Counts is "bounded".
 	Calls int `json:"calls"`
 	// Callees are the nodes it called, directly or through code outside
 	// the repository, and the functions defined in it that ran (a
@@ -163,6 +175,24 @@ func (g *Graph) index() error {
 		}
 	}
 	return nil
+}
+
+// Counts values.
+const (
+	CountsExact   = "exact"
+	CountsBounded = "bounded"
+)
+
+// Bounded says the graph's call counts are lower bounds.
+func (g *Graph) Bounded() bool { return g.Counts == CountsBounded }
+
+// CallsLabel is a node's call count as text: "12 calls", or "≥ 12 calls"
+// when the counts are bounded.
+func (g *Graph) CallsLabel(n *Node) string {
+	if g.Bounded() {
+		return fmt.Sprintf("≥ %d calls", n.Calls)
+	}
+	return fmt.Sprintf("%d calls", n.Calls)
 }
 
 // Node returns the node with the id, or nil.

@@ -1,4 +1,5 @@
-"""FeatBench's tracer: run pytest in this process under a profiling hook and
+"""FeatBench's tracer: run pytest in this process under a profiling hook
+(sys.setprofile on Python 3.11, sys.monitoring on 3.12 and later) and
 write the object dependency graph of the repository's code it saw.
 
     python3 tracer.py --root /testbed --out trace.json --test tests/test_x.py -- PYTEST_ARGS...
@@ -18,6 +19,7 @@ Standard library only; Python 3.11 or later (co_qualname).
 """
 
 import ast
+import builtins
 import importlib.util
 import inspect
 import json
@@ -89,24 +91,41 @@ class Def:
             p = p.parent
 
 
+def statements(node):
+    """The statements a node holds directly, in source order, with its
+    except handlers and match cases: where definitions can be (never in
+    an expression), so the index walks no expressions."""
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if isinstance(v, list):
+            for x in v:
+                if isinstance(x, (ast.stmt, ast.excepthandler, ast.match_case)):
+                    yield x
+
+
 class FileIndex:
-    """The def and class statements of one file, by qualified name and line."""
+    """The def and class statements of one file, by qualified name and
+    line, and its syntax tree (parsed once for every use)."""
 
     def __init__(self, path):
         self.defs = []
         self.by_first = {}  # (qualname, first line incl. decorators) -> Def
         self.by_line = {}  # (qualname, def line) -> Def
         self.by_name = {}  # qualname -> [Def]
+        self.tree = None
+        self.error = None  # why there is no tree
         try:
             with open(path, "rb") as f:
                 tree = ast.parse(f.read(), path)
-        except (OSError, SyntaxError, ValueError):
+        except (OSError, SyntaxError, ValueError) as e:
+            self.error = e
             return
+        self.tree = tree
         self._walk(tree, "", None, False)
         self.defs.sort(key=lambda d: (d.start, -d.end))
 
     def _walk(self, node, prefix, parent, in_class):
-        for child in ast.iter_child_nodes(node):
+        for child in statements(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 qual = prefix + child.name
                 start = min([d.lineno for d in child.decorator_list] + [child.lineno])
@@ -153,56 +172,275 @@ class FileIndex:
 EDGE_SHIFT = 64
 EDGE_MASK = (1 << EDGE_SHIFT) - 1
 
+# The event budget (docs/collection.md, "Call counts"). Collection uses a
+# graph's nodes and edges, not its call counts; a hot loop repeats the same
+# (caller, callee) pairs millions of times, and each repeat costs a call of
+# the hook. On sys.monitoring (Python 3.12 and later) a repository code
+# location that has had BUDGET events since its last new caller is
+# disabled (sys.monitoring.DISABLE) until the next test starts, when every
+# location is enabled again (restart_events). On sys.setprofile (3.11),
+# which cannot disable one location, the thread that runs the tests drops
+# its hook after QUIET repository calls without a new edge, and gets it
+# back when the next test starts. Either way the counts are lower bounds
+# from then on (the graph's counts are "bounded"). FEATBENCH_TRACE_BUDGET
+# and FEATBENCH_TRACE_QUIET set them; 0 turns the budget off.
+#
+# The sys.monitoring budget loses no node (a code location never seen has
+# no budget spent) and, in practice, next to no edge: only a new caller of
+# a disabled location within the same test. The sys.setprofile one is off
+# by default: dropping the hook also hides code that runs once after the
+# hot loop, in the same test (sortedcontainers' stress tests lost up to 4
+# nodes and 21 edges with 200,000; docs/performance.md).
+BUDGET = 1000
+QUIET = 0
+NO_LIMIT = 1 << 62
+
+
+def budget_setting(name, default):
+    v = os.environ.get(name)
+    n = default if v is None or v == "" else int(v)
+    return n if n > 0 else NO_LIMIT
+
 
 class Tracer:
     def __init__(self, repo):
         self.repo = repo
         self.codes = {}  # id(code) -> code, kept alive so ids stay unique
         self.calls = {}  # id(code) -> call events
-        # id(caller code) or 0, shifted by EDGE_SHIFT, plus id(callee code)
-        # -> calls. An int, not a tuple: a new tuple is an object the
-        # garbage collector tracks, which a test that counts
-        # gc.get_objects() sees (sortedcontainers' test_ref_counts).
+        # (id(nearest repository caller's code) shifted by EDGE_SHIFT,
+        # plus id(callee code)) -> True. An int, not a tuple: a new tuple
+        # is an object the garbage collector tracks, which a test that
+        # counts gc.get_objects() sees (sortedcontainers' test_ref_counts).
         self.edges = {}
+        self.flushes = []  # each profile function's pending counts
+        self.budget = budget_setting("FEATBENCH_TRACE_BUDGET", BUDGET)
+        self.quiet = budget_setting("FEATBENCH_TRACE_QUIET", QUIET)
+        # Repository events not seen because of the budget: a location
+        # disabled (sys.monitoring) or the hook dropped (sys.setprofile).
+        self.bounded = 0
+        self.resets = []  # what each test's start does (test_started)
 
-    def make_profile(self):
+    def make_profile(self, monitoring=False, budget=False):
+        """The hook: a profile function for one thread, or with monitoring
+        the callback of sys.monitoring's PY_START, PY_RESUME and PY_THROW
+        events (Python 3.12 and later), the events setprofile calls
+        "call".
+
+        A profile function runs on every event of every frame, and under
+        it Python 3.11 runs each instruction unspecialized and gives every
+        frame a frame object, so what it does per event is most of the
+        tracer's cost (docs/performance.md). Every event but a call
+        returns at once, and a call outside the repository after one
+        lookup by file name; sys.monitoring goes further and stops
+        reporting a code location outside the repository after its first
+        event (DISABLE). A call of repository code from repository code is
+        a pair (caller, callee) that loops repeat, one pair after another
+        or two taking turns (a generator and what consumes it): the last
+        two pairs are kept, and a call of either only counts, without the
+        walk to the caller or the edge, which its first call recorded.
+
+        With budget, the hook keeps to the event budget (BUDGET, QUIET):
+        with monitoring a location is disabled once it has had self.budget
+        events since its last new caller; without, the thread's hook is
+        dropped once it has seen self.quiet repository calls without a
+        new edge (only the thread that runs the tests: it alone gets its
+        hook back when a test starts)."""
         relpath = self.repo.relpath
         rel = self.repo.rel
         codes, calls, edges = self.codes, self.calls, self.edges
+        tracer = self
+        # Events of each callee code since its last new edge, when its
+        # pair was not kept (with monitoring).
+        quiet = {}
+        limit = self.budget if monitoring else self.quiet
+        if not budget:
+            limit = NO_LIMIT
+        since = 0  # repository calls since the last new edge (setprofile)
+        hit = False  # a location disabled since the last test start
+        # The kept pairs: callee code, caller code, id(callee), calls not
+        # yet in calls. The newest is the first. A pair is kept only once
+        # its edge is recorded, and is read and replaced with no call in
+        # between (no other thread runs there), so a thread that finds its
+        # call in another's pair counts it rightly.
+        a = ac = b = bc = None
+        ak = bk = 0
+        an = bn = 0
 
-        def profile(frame, event, arg):
-            # Only entries into Python frames matter; c_call and returns
-            # leave at once, which keeps the hook's cost low.
-            if event != "call":
-                return
-            code = frame.f_code
-            fn = code.co_filename
-            r = rel.get(fn, False)
-            if r is False:
-                r = relpath(fn)
-            if r is None:
-                return
+        def record(frame, code):
+            # A repository call the kept pairs did not have: counted, and
+            # its edge from the nearest repository frame below (calls made
+            # through the standard library, pytest or a dependency are
+            # that frame's work). True when the edge is new.
+            nonlocal a, ac, ak, an, b, bc, bk, bn
             k = id(code)
-            if k not in codes:
+            n = calls.get(k)
+            if n is None:
                 codes[k] = code
-            calls[k] = calls.get(k, 0) + 1
+                calls[k] = 1
+            else:
+                calls[k] = n + 1
             f = frame.f_back
-            caller = 0
+            immediate = True
             while f is not None:
                 c = f.f_code
-                cr = rel.get(c.co_filename, False)
-                if cr is False:
-                    cr = relpath(c.co_filename)
-                if cr is not None:
-                    caller = id(c)
-                    if caller not in codes:
-                        codes[caller] = c
-                    break
+                fn = c.co_filename
+                r = rel.get(fn, False)
+                if r is False:
+                    r = relpath(fn)
+                if r is not None:
+                    ck = id(c)
+                    if ck not in codes:
+                        codes[ck] = c
+                    e = ck << EDGE_SHIFT | k
+                    new = e not in edges
+                    if new:
+                        edges[e] = True
+                    if immediate:
+                        if bn:
+                            calls[bk] += bn
+                        b, bc, bk, bn = a, ac, ak, an
+                        a, ac, ak, an = code, c, k, 0
+                    return new
+                immediate = False
                 f = f.f_back
-            e = caller << EDGE_SHIFT | k
-            edges[e] = edges.get(e, 0) + 1
+            return n is None
 
-        return profile
+        if monitoring:
+            DISABLE = sys.monitoring.DISABLE
+            getframe = sys._getframe
+
+            def hook(code, offset, exc=None):
+                # The frame that started or resumed is the callback's
+                # caller. A PY_THROW (exc given) cannot be disabled. A
+                # kept pair's count is its calls since it was recorded,
+                # all from a caller already recorded: past the budget,
+                # the location is disabled until the next test starts.
+                nonlocal an, bn, hit
+                if code is a or code is b:
+                    f = getframe(1).f_back
+                    if f is not None:
+                        c = f.f_code
+                        if code is a and c is ac:
+                            an += 1
+                            if an >= limit and exc is None:
+                                hit = True
+                                tracer.bounded += 1
+                                return DISABLE
+                            return
+                        if code is b and c is bc:
+                            bn += 1
+                            if bn >= limit and exc is None:
+                                hit = True
+                                tracer.bounded += 1
+                                return DISABLE
+                            return
+                fn = code.co_filename
+                r = rel.get(fn, False)
+                if r is False:
+                    r = relpath(fn)
+                if r is None:
+                    return DISABLE if exc is None else None
+                k = id(code)
+                if record(getframe(1), code):
+                    quiet[k] = 0
+                    return
+                q = quiet.get(k, 0) + 1
+                quiet[k] = q
+                if q >= limit and exc is None:
+                    hit = True
+                    tracer.bounded += 1
+                    return DISABLE
+        else:
+            def hook(frame, event, arg):
+                # The fewer names it closes over, the less each event
+                # costs: every event copies them into the function's frame.
+                nonlocal an, bn, since
+                if event != "call":
+                    return
+                code = frame.f_code
+                if code is a or code is b:
+                    f = frame.f_back
+                    if f is not None:
+                        c = f.f_code
+                        if code is a and c is ac:
+                            an += 1
+                            since += 1
+                            if since >= limit:
+                                stop()
+                            return
+                        if code is b and c is bc:
+                            bn += 1
+                            since += 1
+                            if since >= limit:
+                                stop()
+                            return
+                fn = code.co_filename
+                r = rel.get(fn, False)
+                if r is False:
+                    r = relpath(fn)
+                if r is not None:
+                    if record(frame, code):
+                        since = 0
+                    else:
+                        since += 1
+                        if since >= limit:
+                            stop()
+
+            def stop():
+                # Past the budget: this thread runs unhooked until the
+                # next test starts (reset).
+                nonlocal hit
+                sys.setprofile(None)
+                hit = True
+                tracer.bounded += 1
+
+        def flush():
+            nonlocal an, bn
+            if an:
+                calls[ak] += an
+                an = 0
+            if bn:
+                calls[bk] += bn
+                bn = 0
+
+        def reset():
+            # A test starts: its callers are new again. The kept pairs go
+            # (their counts would be past the budget at once), and what
+            # the budget turned off comes back.
+            nonlocal a, ac, ak, b, bc, bk, since, hit
+            flush()
+            a = ac = b = bc = None
+            ak = bk = 0
+            since = 0
+            quiet.clear()
+            if hit:
+                hit = False
+                if monitoring:
+                    sys.monitoring.restart_events()
+                else:
+                    sys.setprofile(hook)
+
+        self.flushes.append(flush)
+        if budget:
+            self.resets.append(reset)
+        return hook
+
+    def test_started(self):
+        """A test starts (pytest_runtest_setup, or the caller of
+        trace_run): the event budget starts again."""
+        for r in self.resets:
+            r()
+
+    def start_thread(self, frame, event, arg):
+        """threading.setprofile's function: a new thread's first event
+        gives it a profile function of its own."""
+        prof = self.make_profile()
+        sys.setprofile(prof)
+        prof(frame, event, arg)
+
+    def flush(self):
+        for f in self.flushes:
+            f()
 
     def node_of(self, code):
         """(id, record, Def or None) of the node a code object belongs to."""
@@ -231,10 +469,8 @@ class Tracer:
                     funcs[nid] = (rec["file"], d)
         for k, n in self.calls.items():
             nodes[node_of[k]]["calls"] += n
-        for e, n in self.edges.items():
+        for e in self.edges:
             caller, callee = e >> EDGE_SHIFT, e & EDGE_MASK
-            if caller == 0:
-                continue
             a, b = node_of[caller], node_of[callee]
             if a != b:
                 nodes[a]["callees"].add(b)
@@ -363,6 +599,11 @@ class Usage(ast.NodeVisitor):
             return
         self.generic_visit(node)
 
+    def visit_Constant(self, node):
+        # NodeVisitor's own looks up the visit_Num and visit_Str of
+        # old Pythons for every constant; a constant holds nothing.
+        pass
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load) and node.id in self.names:
             self.count(self.names[node.id][0], None)
@@ -437,12 +678,10 @@ def describe_object(repo, obj):
 def test_imports(repo, test_file):
     """The test file's import statements, what each name is, and how the
     file uses it."""
-    path = os.path.join(repo.root, test_file)
-    try:
-        with open(path, "rb") as f:
-            tree = ast.parse(f.read(), path)
-    except (OSError, SyntaxError, ValueError) as e:
-        return [], "cannot parse %s: %s" % (test_file, e)
+    fi = repo.file(test_file)
+    tree = fi.tree
+    if tree is None:
+        return [], "cannot parse %s: %s" % (test_file, fi.error)
     pkg = os.path.dirname(test_file).replace("/", ".")
     records = []
     names = {}
@@ -589,6 +828,8 @@ class ImportTimeRefs(ast.NodeVisitor):
         else:
             self.refs.append(chain)
 
+    visit_Constant = Usage.visit_Constant
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
             self._ref([node.id])
@@ -670,10 +911,8 @@ def import_refs(repo):
         rel = repo.relpath(f) if isinstance(f, str) else None
         if rel is None:
             continue
-        try:
-            with open(os.path.join(repo.root, rel), "rb") as fh:
-                tree = ast.parse(fh.read(), rel)
-        except (OSError, SyntaxError, ValueError):
+        tree = repo.file(rel).tree
+        if tree is None:
             continue
         v = ImportTimeRefs()
         v.visit(tree)
@@ -950,6 +1189,8 @@ class FunctionBody(ast.NodeVisitor):
         self.calls.add(id(node.func))
         self.generic_visit(node)
 
+    visit_Constant = Usage.visit_Constant
+
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
             self.chains.append(([node.id], id(node) in self.calls))
@@ -1052,7 +1293,14 @@ def main(argv):
         return 2
     import pytest  # imported untraced: pytest is not the repository
 
-    result = trace_run(root, tests, rest, lambda: pytest.main(rest))
+    class Budget:
+        """Each test's start restarts the event budget."""
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_setup(self, item):
+            test_started()
+
+    result = trace_run(root, tests, rest, lambda: pytest.main(rest, plugins=[Budget()]))
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=None, sort_keys=True, separators=(",", ":"))
@@ -1061,25 +1309,129 @@ def main(argv):
     return result["exit_code"]
 
 
+def monitoring_tool():
+    """A free sys.monitoring tool id, or None: Python 3.11 has no
+    sys.monitoring, and the tracer hooks sys.setprofile there.
+    FEATBENCH_TRACE_HOOK=setprofile asks for setprofile on any Python (to
+    compare the two)."""
+    m = getattr(sys, "monitoring", None)
+    if m is None or os.environ.get("FEATBENCH_TRACE_HOOK") == "setprofile":
+        return None
+    for tool in (4, 3, m.PROFILER_ID):
+        if m.get_tool(tool) is None:
+            return tool
+    return None
+
+
+def run_monitored(tracer, tool, run_tests):
+    """run_tests with the hook on sys.monitoring's events, every thread's
+    (Python 3.12 and later)."""
+    m = sys.monitoring
+    ev = (m.events.PY_START, m.events.PY_RESUME, m.events.PY_THROW)
+    hook = tracer.make_profile(monitoring=True, budget=True)
+    m.use_tool_id(tool, "featbench tracer")
+    try:
+        for e in ev:
+            m.register_callback(tool, e, hook)
+        m.set_events(tool, ev[0] | ev[1] | ev[2])
+        return run_tests()
+    finally:
+        m.set_events(tool, 0)
+        for e in ev:
+            m.register_callback(tool, e, None)
+        m.free_tool_id(tool)
+        tracer.resets.clear()
+        tracer.flush()
+
+
+def run_profiled(repo, tracer, run_tests):
+    """run_tests with the hook on sys.setprofile, and on
+    threading.setprofile for the threads it starts (Python 3.11)."""
+    prof = tracer.make_profile(budget=True)
+    main = threading.get_ident()
+    real_exec = builtins.exec
+
+    # This thread's hook starts when it first runs a body of the
+    # repository's code: until then nothing of the repository can have
+    # run in it (a module's body runs through exec, in the import system,
+    # pytest's assertion rewriter and runpy alike), and pytest's own start
+    # (plugins, configuration: a tenth of a small test file's events) goes
+    # unhooked. exec is the builtin again from then on. Other threads are
+    # hooked from their start, as always. (An audit hook cannot do it:
+    # with one, every frame.f_code the hook reads is an audited event.)
+    def exec_(source, globals=None, locals=None, /, **kw):
+        if globals is None:
+            # The caller's namespaces, as the builtin takes them.
+            f = sys._getframe(1)
+            globals = f.f_globals
+            if locals is None:
+                locals = f.f_locals
+        if threading.get_ident() == main and builtins.exec is exec_:
+            fn = getattr(source, "co_filename", None)
+            if isinstance(fn, str) and repo.relpath(fn) is not None:
+                builtins.exec = real_exec
+                sys.setprofile(prof)
+        return real_exec(source, globals, locals, **kw)
+
+    # A repository module imported before the run (by a .pth file, or
+    # whoever calls trace_run) can run without exec: hook at once.
+    early = any(isinstance(getattr(m, "__file__", None), str) and repo.relpath(m.__file__) is not None
+                for m in list(sys.modules.values()))
+    threading.setprofile(tracer.start_thread)
+    if early:
+        sys.setprofile(prof)
+    else:
+        builtins.exec = exec_
+    try:
+        return run_tests()
+    finally:
+        if builtins.exec is exec_:
+            builtins.exec = real_exec
+        tracer.resets.clear()
+        sys.setprofile(None)
+        threading.setprofile(None)
+        tracer.flush()
+
+
+_tracer = None  # the Tracer of the run under way
+
+
+def test_started():
+    """Called when each test starts (pytest_runtest_setup; a runner of its
+    own calls it too): the event budget starts again, so that a later
+    test's new callers of code a hot loop exhausted are seen."""
+    if _tracer is not None:
+        _tracer.test_started()
+
+
 def trace_run(root, tests, args, run_tests):
     """Run run_tests (pytest, or a test's own runner) under the hook and
     return the graph record: the nodes, import-time references and the
     test files' imports."""
+    global _tracer
     repo = Repo(root)
     tracer = Tracer(repo)
-    prof = tracer.make_profile()
+    tool = monitoring_tool()
     start = time.monotonic()
-    threading.setprofile(prof)
-    sys.setprofile(prof)
+    _tracer = tracer
     try:
-        code = run_tests()
+        if tool is None:
+            code = run_profiled(repo, tracer, run_tests)
+        else:
+            code = run_monitored(tracer, tool, run_tests)
     finally:
-        sys.setprofile(None)
-        threading.setprofile(None)
+        _tracer = None
     seconds = time.monotonic() - start
     result = {"version": VERSION, "root": repo.root, "args": args, "exit_code": int(code),
-              "seconds": round(seconds, 3), "python": sys.version.split()[0], "nodes": tracer.graph(),
+              "seconds": round(seconds, 3), "python": sys.version.split()[0],
+              "hook": "sys.setprofile" if tool is None else "sys.monitoring", "nodes": tracer.graph(),
+              "counts": "bounded" if tracer.bounded else "exact",
               "imports": {}, "import_refs": [], "notes": []}
+    if tracer.bounded:
+        what = "code locations disabled" if tool is not None else "tests whose thread ran unhooked"
+        result["notes"].append("call counts are lower bounds: the event budget (%s) was spent %d times (%s)" % (
+            "%d events per location" % tracer.budget if tool is not None else "%d quiet calls" % tracer.quiet,
+            tracer.bounded, what))
     try:
         result["import_refs"] = import_refs(repo)
     except Exception as e:  # the graph is still worth having
