@@ -57,7 +57,7 @@ func (l testLog) Write(p []byte) (int, error) {
 func manager(t *testing.T) *client.Client {
 	t.Helper()
 	host, _, _ := testenv.Swarm(t)
-	cli, err := client.New(client.WithHost(host), client.WithAPIVersionNegotiation())
+	cli, err := client.New(client.WithHost(host))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +371,7 @@ func removeOrphan(ctx context.Context, t *testing.T, cli *client.Client, task sw
 	if err != nil {
 		return
 	}
-	node, err := client.New(client.WithHost(n.Node.Spec.Labels["featbench.engine"]), client.WithAPIVersionNegotiation())
+	node, err := client.New(client.WithHost(n.Node.Spec.Labels["featbench.engine"]))
 	if err != nil {
 		return
 	}
