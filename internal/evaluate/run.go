@@ -156,8 +156,6 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	if adm == nil {
 		g.SetLimit(workers)
 	}
-	var mu sync.Mutex
-	var firstInfra error
 	var admitErr error // the executor could not say where to run (no node left)
 	rm := newRemover(workers)
 	defer rm.wait() // every container gone before Run returns, whatever happened
@@ -215,16 +213,11 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 			if cfg.Progress != nil && rep != nil {
 				cfg.Progress.Done(rep, false)
 			}
-			if err != nil {
-				if gctx.Err() != nil {
-					return gctx.Err() // interrupted: stop, keep what is done
-				}
-				mu.Lock()
-				if firstInfra == nil {
-					firstInfra = err
-				}
-				mu.Unlock()
+			if err != nil && gctx.Err() != nil {
+				return gctx.Err() // interrupted: stop, keep what is done
 			}
+			// An infrastructure failure is the attempt's report (its
+			// Error); the run goes on, and a later run evaluates it again.
 			return nil
 		})
 		// Staging ahead holds a container before its turn: only where the
