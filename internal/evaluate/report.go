@@ -169,11 +169,6 @@ func Result(ds *bench.Dataset, meta Meta, reps []*Report) (bench.Result, bool) {
 	return res, true
 }
 
-// hasFileRecall is whether the best of an instance's attempts gives File%.
-func hasFileRecall(reps []*Report) bool {
-	return len(reps) > 0 && best(reps).FileRecall != nil
-}
-
 // Summarise computes a run's report from its attempts' reports.
 func Summarise(ds *bench.Dataset, meta Meta, reports map[string][]*Report) *RunReport {
 	rr := &RunReport{SchemaVersion: 2, Attempts: meta.Attempts, PassAtK: map[string]float64{}, FailureModes: map[string]int{}}
@@ -186,8 +181,10 @@ func Summarise(ds *bench.Dataset, meta Meta, reports map[string][]*Report) *RunR
 		reps := reports[id]
 		// File% is a mean over the instances that have gold files to
 		// find, as the site computes it: level 2 builds from scratch and
-		// counts only where its report gives the figure.
-		if in := ds.Instance(id); in == nil || in.Level != 2 || hasFileRecall(reps) {
+		// counts only where its result gives the figure (below).
+		in := ds.Instance(id)
+		level2 := in != nil && in.Level == 2
+		if !level2 {
 			fileN++
 		}
 		if len(reps) == 0 {
@@ -231,6 +228,9 @@ func Summarise(ds *bench.Dataset, meta Meta, reports map[string][]*Report) *RunR
 		}
 		if b.FileRecall != nil {
 			fileSum += *b.FileRecall
+			if level2 {
+				fileN++
+			}
 		}
 		first := 0
 		for i, r := range reps {
