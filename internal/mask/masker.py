@@ -1303,9 +1303,9 @@ def level2_given(pf, moved, tops, units, cache):
     # kept method's helper. Built from the statement alone, agent_code needs
     # it, so it is given like the tests' own imports.
     for path, name in shown_references(tops, cache, removed):
-        if not pf.inside(pf.module_of(path)):
-            continue
         module = pf.module_of(path)
+        if not pf.inside(module):
+            continue
         if isinstance(name, tuple):  # module.attr, module a package module
             target = module_binding(pf, path, cache(path)[0], name[0], source_of)
             b = find(target, name[1]) if target else None
@@ -1316,7 +1316,7 @@ def level2_given(pf, moved, tops, units, cache):
         if b is None:
             continue
         if any(b[2] is node for node in removed.get(b[0], [])) and (b[0], b[3]) not in described:
-            needs(b[0], b[2], "the level 2 statement shows %s (%s)" % (label, pf.module_of(path)))
+            needs(b[0], b[2], "the level 2 statement shows %s (%s)" % (label, module))
             continue
         todo.append(b)
     while todo:
@@ -1476,6 +1476,8 @@ def shown_references(tops, cache, removed):
     for path in sorted(tops_by_path):
         for top in sorted(tops_by_path[path].values(), key=lambda n: n.lineno):
             parts = shown(top, nodes[path])
+            # Every part lies inside top, so what top binds anywhere
+            # (arguments, locals, class attributes) is not a module name.
             local = bound_names(top) - {top.name}
             names, attrs = set(), set()
             for part in parts:
@@ -1484,8 +1486,6 @@ def shown_references(tops, cache, removed):
                         attrs.add((n.value.id, n.attr))
                     elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                         names.add(n.id)
-                if isinstance(part, DEFS) or isinstance(part, ast.Lambda):
-                    names -= bound_names(part)
             names -= local | BUILTINS
             out += [(path, n) for n in sorted(names)]
             out += [(path, a) for a in sorted(attrs) if a[0] not in local and a[0] not in BUILTINS]
