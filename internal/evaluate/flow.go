@@ -16,6 +16,7 @@ import (
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/patch"
+	"github.com/featbench/featbench/internal/pyinstall"
 	"github.com/featbench/featbench/internal/pytest"
 )
 
@@ -32,6 +33,7 @@ const (
 	maskFile  = "/fb/mask.diff" // level 2: masks the original package
 	runner    = fbDir + "/" + pytest.RunnerFile
 	guard     = fbDir + "/" + pytest.GuardFile
+	installer = fbDir + "/" + pyinstall.File
 	maxOutput = 4 << 20 // bytes kept of one command's output
 
 	// What the prediction's code runs as: not root, so it can change
@@ -277,6 +279,9 @@ func (f *flow) copyIn(ctx context.Context) error {
 	if f.agent && in.MaskPatch != "" {
 		files = append(files, container.File{Path: path.Base(maskFile), Mode: 0o644, Data: []byte(in.MaskPatch)})
 	}
+	if f.agent {
+		files = append(files, container.File{Path: pyinstall.File, Mode: 0o644, Data: pyinstall.Source()})
+	}
 	if err := f.box.CopyIn(ctx, fbDir, files); err != nil {
 		return fmt.Errorf("copying the patches into the container: %w", err)
 	}
@@ -491,14 +496,13 @@ func (f *flow) testsScript() string {
 			tests = "git -C " + repoDir + " apply -v " + testFile + " && rm -f " + testFile + " && " + junitSetup
 		}
 		// The install has the time of a test file; its own timeout, so
-		// that the tests are put in place after it all the same.
-		// --no-compile: the bytecode pip would write is for the tests,
-		// which compile what they import anyway; it is the same pip
-		// install the statement announces otherwise.
+		// that the tests are put in place after it all the same. It is
+		// the pip install the statement announces, or its result without
+		// pip's start-up where that is sure (internal/pyinstall).
 		pip := append([]string{"timeout", "-k", "5s", strconv.Itoa(int(max(f.timeout(f.lim.TestFile).Seconds(), 1))) + "s"},
-			asTestUser("pip", "install", "--no-index", "--no-deps", "--no-build-isolation", "--no-cache-dir", "--no-compile", "--target", agentSite, agentDir)...)
+			asTestUser(pyinstall.Argv(installer, agentDir, agentSite)...)...)
 		return `cd ` + agentDir + ` && chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + ` || exit 3
-if ` + shellQuote(pip) + `; then rc=0; else rc=1; fi
+if ` + shJoin(pip) + `; then rc=0; else rc=1; fi
 ` + shellQuote(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
 ` + tests + ` || exit 3
 exit $rc`
@@ -1011,6 +1015,16 @@ func lastLines(stdout, stderr []byte, n int) string {
 // shSingleQuote quotes s for sh: nothing inside single quotes expands.
 func shSingleQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shJoin quotes every word of argv for the shell: a command line that
+// runs argv, whatever its words hold.
+func shJoin(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = shSingleQuote(a)
+	}
+	return strings.Join(parts, " ")
 }
 
 // shellQuote writes argv as a shell would read it back, for the log.
