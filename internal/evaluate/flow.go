@@ -45,9 +45,13 @@ const (
 	agentSite = "/tmp/featbench-agent" // level 2: the prediction, installed by the tests' user
 )
 
-// asTestUser runs argv as testUser, without root's groups.
+// asTestUser runs argv as testUser, without root's groups, and unable to
+// gain privileges through a setuid or setcap program: the local engine
+// sets no-new-privileges on the container, but a swarm task of Docker
+// 20.10 does not get it (docs/executors.md), so the harness sets it on
+// everything the prediction runs.
 func asTestUser(argv ...string) []string {
-	return append([]string{"setpriv", "--reuid=" + testUID, "--regid=" + testUID, "--clear-groups", "env", "HOME=/tmp"}, argv...)
+	return append([]string{"setpriv", "--reuid=" + testUID, "--regid=" + testUID, "--clear-groups", "--no-new-privs", "env", "HOME=/tmp"}, argv...)
 }
 
 // sealScript leaves the starting point as the only commit of the repository

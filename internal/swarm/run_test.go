@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -349,4 +350,53 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestNoWayToRootThroughSetuid: Docker 20.10 does not set
+// no-new-privileges on a swarm task's container, so a setuid program in
+// the image would give the prediction's code root (with the capabilities
+// the container keeps, enough to rewrite the tests). The harness sets it
+// on everything the prediction runs. The attack: a level 2 prediction
+// whose build (setup.py, the prediction's first code to run) goes on only
+// where the no-new-privileges bit is clear, that is where a setuid
+// program would work; it must not install, on the swarm or locally.
+func TestNoWayToRootThroughSetuid(t *testing.T) {
+	eng, img := envImage(t)
+	x := connect(t, eng)
+	ds := example(t)
+	id := "featbench__textkit.test_roman.0e26fade.lv2"
+	setup := []string{
+		"import re",
+		"status = open('/proc/self/status').read()",
+		"if not re.search(r'NoNewPrivs:\\s*0', status):",
+		"    raise SystemExit('featbench-attack: no-new-privileges is set')",
+		"print('featbench-attack: no-new-privileges is clear: a setuid program would run as its owner')",
+		"from setuptools import setup",
+		"setup()",
+	}
+	patch := ds.Instance(id).Patch + "diff --git a/setup.py b/setup.py\nnew file mode 100644\n--- /dev/null\n+++ b/setup.py\n@@ -0,0 +1," + strconv.Itoa(len(setup)) + " @@\n+" + strings.Join(setup, "\n+") + "\n"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for name, ex := range map[string]evaluate.Executor{"swarm": x, "local": eng} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			rr, err := evaluate.Run(ctx, evaluate.Config{
+				Meta:    evaluate.Meta{RunID: "swarm-test", Dataset: ds.Key(), Split: "full", Predictions: "attack", Model: "attack", Attempts: 1, Instances: []string{id}},
+				Dataset: ds, Images: map[string]string{"featbench/textkit": img}, Dir: dir, Workers: 1, Limits: runLimits, Engine: ex,
+				Predictions: func(string, int) (evaluate.Prediction, bool) {
+					return evaluate.Prediction{Model: "attack", Patch: []byte(patch)}, true
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log, err := os.ReadFile(filepath.Join(dir, id, "attempt-1", "container.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rr.ResolvedInstances != 0 || rr.ErrorInstances != 0 || !strings.Contains(string(log), "featbench-attack: no-new-privileges is set") {
+				t.Errorf("%d resolved, %d errors; the log:\n%s", rr.ResolvedInstances, rr.ErrorInstances, tail(string(log), 30))
+			}
+		})
+	}
 }
