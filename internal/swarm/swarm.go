@@ -545,5 +545,64 @@ func (x *Executor) RemoveContainers(ctx context.Context, labelFilter map[string]
 		}
 		n++
 	}
+	orphans, err := x.removeOrphans(ctx, labelFilter, keep)
+	return n + orphans, errors.Join(append(errs, err)...)
+}
+
+// removeOrphans force-removes, on their nodes, the containers of live
+// tasks with every label of labelFilter whose service is gone. Docker
+// 20.10 leaves such a task when its service was removed while its node
+// was down: the node, back, runs it on and the manager counts its
+// reservation. Nodes that do not answer are skipped (their tasks are
+// found again by the next run).
+func (x *Executor) removeOrphans(ctx context.Context, labelFilter map[string]string, keep func(labels map[string]string) bool) (int, error) {
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	svcs, err := x.cli.ServiceList(lctx, client.ServiceListOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("remove orphaned tasks: listing services: %w", err)
+	}
+	alive := map[string]bool{}
+	for _, s := range svcs.Items {
+		alive[s.ID] = true
+	}
+	tasks, err := x.cli.TaskList(lctx, client.TaskListOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("remove orphaned tasks: listing tasks: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, t := range tasks.Items {
+		if alive[t.ServiceID] || !live(t.Status.State) || t.Spec.ContainerSpec == nil || t.NodeID == "" ||
+			t.Status.ContainerStatus == nil || t.Status.ContainerStatus.ContainerID == "" {
+			continue
+		}
+		labels := t.Spec.ContainerSpec.Labels
+		if !hasLabels(labels, labelFilter) || keep != nil && keep(labels) {
+			continue
+		}
+		eng, err := x.engine(lctx, t.NodeID)
+		if err != nil {
+			continue
+		}
+		if err := eng.ForceRemove(lctx, t.Status.ContainerStatus.ContainerID); err != nil {
+			errs = append(errs, fmt.Errorf("remove orphaned task %s: %w", t.ID, err))
+			continue
+		}
+		x.logf("removed the container of task %s on node %s, whose service is gone", t.ID, t.NodeID)
+		n++
+	}
 	return n, errors.Join(errs...)
+}
+
+// hasLabels says whether labels has every label of filter (a label with
+// an empty value: present with any value).
+func hasLabels(labels, filter map[string]string) bool {
+	for k, v := range filter {
+		got, ok := labels[k]
+		if !ok || v != "" && got != v {
+			return false
+		}
+	}
+	return true
 }
