@@ -154,12 +154,19 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			modes[r.FailureMode]++
 		}
 	}
+	// A harness failure is no prediction, so not in recs: its record
+	// says it.
+	for _, in := range ins {
+		if r, err := infer.ReadRecord(filepath.Join(dir, infer.Folder, in.InstanceID)); err == nil && r.FailureMode == infer.HarnessError {
+			harness++
+		}
+	}
+	if harness > 0 {
+		modes[infer.HarnessError] = harness
+	}
 	var ms []string
 	for m, n := range modes {
 		ms = append(ms, fmt.Sprintf("%s %d", m, n))
-		if m == infer.HarnessError {
-			harness = n
-		}
 	}
 	sort.Strings(ms)
 	costText := fmt.Sprintf("$%.4f", cost)
