@@ -93,10 +93,6 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer eng.Close()
-	if !strings.HasPrefix(eng.Host(), "unix://") {
-		fmt.Fprintf(stderr, "warning: the engine is at %s: the proxy's socket is a folder of this machine mounted into each container, "+
-			"which works only when the engine runs on this machine\n", eng.Host())
-	}
 	envs, err := pr.buildImages(ctx, eng, ds, ins, stderr)
 	if err != nil {
 		return err
@@ -121,12 +117,23 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *workers > 0 {
 		w = *workers
 	}
+	// The agents' containers run where eval run's do: the images are
+	// built here, and a swarm pushes them to its registry.
+	x, status, closeX, err := pr.executor(ctx, eng, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeX()
+	where := ""
+	if status != nil {
+		where = " on the swarm at " + pr.cfg.Eval.Swarm.Manager
+	}
 	dir := filepath.Join(pr.runsDir(), *id)
-	fmt.Fprintf(stderr, "running %s (%s) on %d instances of %s %s, %d at a time, into %s\n",
-		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, w, dir)
+	fmt.Fprintf(stderr, "running %s (%s) on %d instances of %s %s%s, %d at a time, into %s\n",
+		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, where, w, dir)
 	recs, err := infer.Run(ctx, infer.Config{
 		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: *force,
-		Container: lim.Container, Engine: eng, Progress: newInferProgress(stderr),
+		Container: lim.Container, Engine: x, Progress: newInferProgress(stderr),
 	})
 	if err != nil {
 		return err
@@ -147,12 +154,19 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			modes[r.FailureMode]++
 		}
 	}
+	// A harness failure is no prediction, so not in recs: its record
+	// says it.
+	for _, in := range ins {
+		if r, err := infer.ReadRecord(filepath.Join(dir, infer.Folder, in.InstanceID)); err == nil && r.FailureMode == infer.HarnessError {
+			harness++
+		}
+	}
+	if harness > 0 {
+		modes[infer.HarnessError] = harness
+	}
 	var ms []string
 	for m, n := range modes {
 		ms = append(ms, fmt.Sprintf("%s %d", m, n))
-		if m == infer.HarnessError {
-			harness = n
-		}
 	}
 	sort.Strings(ms)
 	costText := fmt.Sprintf("$%.4f", cost)

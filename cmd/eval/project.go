@@ -88,7 +88,8 @@ func (p *project) engine(ctx context.Context) (*container.Engine, error) {
 	return container.Connect(ctx, p.cfg.Eval.DockerHost)
 }
 
-// executor is what runs the containers of `run` and `validate --rerun`:
+// executor is what runs the containers of `run`, `validate --rerun` and
+// `infer`:
 // eng itself for backend = "local", a swarm for backend = "swarm" (images
 // still built on eng, and pushed from it). status, when not nil, says
 // how the executor is doing, for the progress display.

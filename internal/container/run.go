@@ -6,14 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 )
 
@@ -43,16 +40,6 @@ type Spec struct {
 	// Network gives the container the engine's default network. By default
 	// it has none: only a loopback interface.
 	Network bool
-	// Binds are folders of the engine's host mounted into the container:
-	// eval infer's metering proxy reaches an agent through a unix socket
-	// in one. The engine must run on this machine for that.
-	Binds []Bind
-}
-
-// Bind mounts the host's folder Source at Target in a container.
-type Bind struct {
-	Source, Target string
-	ReadOnly       bool
 }
 
 // keptCaps are the only capabilities a container keeps: what root needs to
@@ -121,12 +108,6 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	if spec.Limits.Pids > 0 {
 		pids := spec.Limits.Pids
 		host.Resources.PidsLimit = &pids
-	}
-	for _, b := range spec.Binds {
-		if !path.IsAbs(b.Target) || !filepath.IsAbs(b.Source) {
-			return nil, fmt.Errorf("start container: bind %s:%s: both paths must be absolute", b.Source, b.Target)
-		}
-		host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeBind, Source: b.Source, Target: b.Target, ReadOnly: b.ReadOnly})
 	}
 	if !spec.Network {
 		host.NetworkMode = "none"

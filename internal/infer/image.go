@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,15 +20,11 @@ import (
 	"github.com/featbench/featbench/internal/container"
 )
 
-//go:embed forward.py
-var forwardSource []byte
-
 // Paths in an agent's image and container.
 const (
-	agentHome   = "/opt/featbench/agent" // the agent's install folder, with node_modules
-	forwardPath = "/opt/featbench/bin/forward.py"
-	agentUID    = "1000" // the agent's user, "agent", made in the layer
-	agentUser   = agentUID + ":" + agentUID
+	agentHome = "/opt/featbench/agent" // the agent's install folder, with node_modules
+	agentUID  = "1000"                 // the agent's user, "agent", made in the layer
+	agentUser = agentUID + ":" + agentUID
 )
 
 // imageRecipe is the version of the agent layer's recipe: bump it when
@@ -75,7 +72,7 @@ type ImageSpec struct {
 // the install folder's files, the lockfile and the recipe.
 func EnsureImage(ctx context.Context, eng Builder, spec ImageSpec, log io.Writer) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "featbench agent image\nrecipe %d\nenv %s\nforward %x\n", imageRecipe, spec.Env, sha256.Sum256(forwardSource))
+	fmt.Fprintf(h, "featbench agent image\nrecipe %d\nenv %s\nrelay %x\n", imageRecipe, spec.Env, sha256.Sum256(relaySource))
 	var files []container.File
 	var dirs []container.Dir
 	npm := false
@@ -111,7 +108,7 @@ func EnsureImage(ctx context.Context, eng Builder, spec ImageSpec, log io.Writer
 	for i := range files {
 		files[i].Path = "agent/" + files[i].Path
 	}
-	files = append(files, container.File{Path: "bin/forward.py", Mode: 0o644, Data: forwardSource})
+	files = append(files, container.File{Path: "bin/" + path.Base(relayPath), Mode: 0o644, Data: relaySource})
 	start := time.Now()
 	logf(log, "building %s on %s", ref, spec.Env)
 	labels := map[string]string{LabelProject: "1", LabelKind: KindAgent, LabelKey: key, LabelAgent: spec.Agent, LabelBase: spec.Env}
@@ -129,7 +126,7 @@ func prefixOr(p string) string {
 	return p
 }
 
-// dockerfile is the agent layer: the install folder and the forwarder,
+// dockerfile is the agent layer: the install folder and the relay,
 // the agent's user, and (npm) the packages' install scripts, run offline.
 func dockerfile(env string, npm bool) string {
 	var b strings.Builder

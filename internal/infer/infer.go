@@ -3,8 +3,10 @@
 // layer on it, taken to the starting point grading uses (the masked
 // codebase as the only commit; level 2: an empty folder), with no network.
 // The agent's only way out is the harness's metering proxy (package
-// meter), reached through a unix socket mounted into the container and a
-// forwarder on the container's loopback. The proxy counts the tokens and
+// meter), reached through a relay on the container's loopback that
+// carries each connection over the engine's exec stream (relay.go), so
+// that the container may run on any engine: the local one or a swarm
+// node (the executor of eval run). The proxy counts the tokens and
 // prices them, enforces the instance's limits and records the trajectory;
 // the harness takes the agent's diff against the base, without test
 // files, as the prediction. A run writes runs/<run-id>/predictions.jsonl,
@@ -121,8 +123,10 @@ type Config struct {
 	Workers   int
 	Force     bool // run again what a previous run of this id finished
 	Container container.Limits
-	Engine    *container.Engine
-	Progress  Progress
+	// Engine runs the containers: the local engine (*container.Engine)
+	// or a swarm (*swarm.Executor), as for eval run.
+	Engine   evaluate.Executor
+	Progress Progress
 }
 
 // Run runs the agent on every instance of the configuration that has no

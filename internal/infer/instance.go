@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,16 +24,11 @@ import (
 
 // Paths and port inside an agent's container.
 const (
-	meterDir    = "/run/featbench-meter" // the host's socket folder, mounted read-only
-	meterSocket = "meter.sock"
-	taskDir     = "/run/featbench"              // the instruction file
-	baseGitDir  = "/var/lib/featbench/base.git" // root's copy of the starting point, to diff against
-	proxyPort   = "9100"
+	taskDir    = "/run/featbench"              // the instruction file
+	baseGitDir = "/var/lib/featbench/base.git" // root's copy of the starting point, to diff against
+	proxyPort  = "9100"                        // where the relay listens
 	// ProxyURL is the proxy as the agent reaches it: FEATBENCH_PROXY.
 	ProxyURL = "http://127.0.0.1:" + proxyPort
-	// forwarderFailed is the exit status of the agent's command when the
-	// forwarder did not start.
-	forwarderFailed = 97
 )
 
 // InstructionFile is the instruction as the agent finds it:
@@ -109,25 +103,6 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 	}
 	defer func() { measured(rec, m.Totals()) }()
 
-	// The proxy listens on a unix socket in a folder of its own, which is
-	// mounted into the container: the container has no network.
-	sockDir, err := os.MkdirTemp("", "featbench-meter-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(sockDir)
-	l, err := net.Listen("unix", filepath.Join(sockDir, meterSocket))
-	if err != nil {
-		return nil, fmt.Errorf("the proxy's socket: %w", err)
-	}
-	sctx, stopServe := context.WithCancel(context.WithoutCancel(ctx))
-	served := make(chan error, 1)
-	go func() { served <- m.Serve(sctx, l) }()
-	defer func() {
-		stopServe()
-		<-served
-	}()
-
 	timeout := a.TimeoutDuration()
 	lim := cfg.Container
 	if lim.Tmp == 0 && lim.Memory > 0 {
@@ -142,7 +117,6 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 			evaluate.LabelExpires: strconv.FormatInt(time.Now().Add(timeout+harnessGrace+5*time.Minute).Unix(), 10),
 			evaluate.LabelTask:    in.InstanceID,
 		},
-		Binds: []container.Bind{{Source: sockDir, Target: meterDir, ReadOnly: true}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting a container from %s: %w", image, err)
@@ -166,13 +140,30 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 		return nil, err
 	}
 
-	// The agent, as its user, with the forwarder (as root) its only way
-	// out; stopped when a limit is reached.
+	// The proxy, served through the relay (as root): the agent's only
+	// way out.
+	rl, err := startRelay(ctx, box)
+	if err != nil {
+		return nil, err
+	}
+	defer rl.Close()
+	sctx, stopServe := context.WithCancel(context.WithoutCancel(ctx))
+	served := make(chan error, 1)
+	go func() { served <- m.Serve(sctx, rl) }()
+	defer func() {
+		stopServe()
+		<-served
+	}()
+
+	// The agent, as its user; stopped when a limit is reached, or when
+	// the relay fails (it has no way out then).
 	actx, stopAgent := context.WithCancel(hctx)
 	defer stopAgent()
 	go func() {
 		select {
 		case <-m.LimitHit():
+			stopAgent()
+		case <-rl.Done():
 			stopAgent()
 		case <-actx.Done():
 		}
@@ -185,14 +176,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 		"FEATBENCH_WORKDIR=" + work,
 		"FEATBENCH_MAX_TURNS=" + strconv.Itoa(a.MaxTurns),
 	}, a.Env...)
-	script := `python3 -I ` + forwardPath + ` ` + meterDir + `/` + meterSocket + ` ` + proxyPort + ` /run/featbench-forward.ready </dev/null >/run/featbench-forward.log 2>&1 &
-i=0
-until [ -e /run/featbench-forward.ready ]; do
-	i=$((i+1)); if [ $i -gt 200 ]; then echo "featbench: the proxy's forwarder did not start" >&2; cat /run/featbench-forward.log >&2; exit ` + strconv.Itoa(forwarderFailed) + `; fi
-	sleep 0.05
-done
-exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups env HOME=/home/agent USER=agent LOGNAME=agent bash -c "$FEATBENCH_COMMAND"
-`
+	script := `exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups env HOME=/home/agent USER=agent LOGNAME=agent bash -c "$FEATBENCH_COMMAND"`
 	fmt.Fprintf(hlog, "$ (cd %s && agent %s: %s)\n", work, a.Name, a.Command)
 	started := time.Now()
 	res, err := box.Exec(actx, []string{"bash", "-c", script}, container.ExecOptions{Timeout: timeout, WorkDir: work, Env: env, MaxOutput: 8 << 20})
@@ -212,14 +196,14 @@ exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups en
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case rl.Err() != nil:
+		return nil, rl.failure()
 	case tot.Limit != "":
 		rec.FailureMode = tot.Limit
 	case err != nil && hctx.Err() == nil && !errors.Is(err, context.Canceled):
 		return nil, fmt.Errorf("running the agent: %w", err)
 	case res.TimedOut || hctx.Err() != nil:
 		rec.FailureMode = AgentTimeout
-	case res.ExitCode == forwarderFailed:
-		return nil, fmt.Errorf("the proxy's forwarder did not start: %s", lastLines(string(res.Stderr), 5))
 	case tot.LastFailed:
 		rec.FailureMode, rec.Error = UpstreamError, tot.LastError
 	case res.ExitCode != 0:

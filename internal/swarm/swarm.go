@@ -246,8 +246,6 @@ func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.C
 	switch {
 	case spec.Image == "":
 		return nil, errors.New("start container: no image")
-	case len(spec.Binds) > 0:
-		return nil, fmt.Errorf("start container from %s: bind mounts of this machine's folders are %w", spec.Image, errNotSwarm)
 	case spec.Network:
 		return nil, fmt.Errorf("start container from %s: a network is %w (the nodes run without one)", spec.Image, errNotSwarm)
 	}
