@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ func TestInferOnSwarmWithLLMTestDouble(t *testing.T) {
 	solve := shellLoopScript(t, root, inferL1, inferL2)
 	var mu sync.Mutex
 	var where []string // per request: the run's local containers and services
+	var nnp []string   // the agent's NoNewPrivs, as its commands printed it
 	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
 		local, lerr := eng.Containers(ctx, run)
 		services, serr := count()
@@ -83,8 +85,16 @@ func TestInferOnSwarmWithLLMTestDouble(t *testing.T) {
 		} else {
 			where = append(where, strconv.Itoa(len(local))+" local, "+strconv.Itoa(services)+" services")
 		}
+		if i := strings.Index(r.Last, "NoNewPrivs:"); i >= 0 {
+			nnp = append(nnp, strings.Fields(r.Last[i:])[1])
+		}
 		mu.Unlock()
-		return solve(r)
+		// The agent's commands first say whether they could gain
+		// privileges through a setuid program: a swarm task of Docker
+		// 20.10 lacks no-new-privileges, which the harness sets itself.
+		reply := solve(r)
+		reply.Text = strings.Replace(reply.Text, "```bash\n", "```bash\ngrep NoNewPrivs /proc/self/status\n", 1)
+		return reply
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +129,9 @@ func TestInferOnSwarmWithLLMTestDouble(t *testing.T) {
 		if !strings.HasPrefix(w, "0 local, ") || strings.HasPrefix(w, "0 local, 0 services") {
 			t.Errorf("request %d: the run had %s; want none local and its services on the swarm", i+1, w)
 		}
+	}
+	if len(nnp) == 0 || slices.ContainsFunc(nnp, func(v string) bool { return v != "1" }) {
+		t.Errorf("the agent's NoNewPrivs, as its commands printed it: %v; want 1 for each", nnp)
 	}
 	mu.Unlock()
 	if n, err := count(); err != nil || n != 0 {

@@ -176,7 +176,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 		"FEATBENCH_WORKDIR=" + work,
 		"FEATBENCH_MAX_TURNS=" + strconv.Itoa(a.MaxTurns),
 	}, a.Env...)
-	script := `exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups env HOME=/home/agent USER=agent LOGNAME=agent bash -c "$FEATBENCH_COMMAND"`
+	script := `exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups --no-new-privs env HOME=/home/agent USER=agent LOGNAME=agent bash -c "$FEATBENCH_COMMAND"`
 	fmt.Fprintf(hlog, "$ (cd %s && agent %s: %s)\n", work, a.Name, a.Command)
 	started := time.Now()
 	res, err := box.Exec(actx, []string{"bash", "-c", script}, container.ExecOptions{Timeout: timeout, WorkDir: work, Env: env, MaxOutput: 8 << 20})
