@@ -26,8 +26,9 @@ const (
 	labelRepo    = "featbench.repo"
 )
 
-// starter starts containers: *container.Engine.
-type starter interface {
+// Starter starts containers: the local engine (*container.Engine) or a
+// swarm (*swarm.Executor), as internal/executor makes them.
+type Starter interface {
 	Start(ctx context.Context, spec container.Spec) (*container.Container, error)
 }
 
@@ -42,7 +43,7 @@ type box struct {
 
 // openBox starts a container from image; logPath (may be "") receives the
 // commands and their output, appended.
-func openBox(ctx context.Context, eng starter, image, repo string, lim container.Limits, logPath string) (*box, error) {
+func openBox(ctx context.Context, eng Starter, image, repo string, lim container.Limits, logPath string) (*box, error) {
 	var log io.Writer = io.Discard
 	var f *os.File
 	if logPath != "" {

@@ -72,7 +72,7 @@ func (r *repoRun) forEach(ctx context.Context, items []string, logName string, f
 					if logName != "" {
 						logPath = r.w.file(logName)
 					}
-					bx, err = openBox(gctx, r.o.Engine, r.env.Image, r.rc.Repository, r.lim, logPath)
+					bx, err = openBox(gctx, r.o.Executor, r.env.Image, r.rc.Repository, r.lim, logPath)
 					if err != nil {
 						return nil, err
 					}
