@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,27 +69,31 @@ func TestCollectSwarm(t *testing.T) {
 	local := minilibProject(t, host, "")
 	onSwarm := minilibProject(t, host, fmt.Sprintf("backend = \"swarm\"\n\n[eval.swarm]\nmanager = %q\nregistry = %q\npush_registry = %q\n", manager, registry, push))
 
+	localOnLocal := watch(t, host)
 	start := time.Now()
 	if out, errOut, code := runCollect("--root", local, "--dataset", "mini/v1"); code != 0 {
 		t.Fatalf("local collection: exit %d\n%s%s", code, out, errOut)
 	}
 	mid := time.Now()
+	if n := localOnLocal(); n == 0 {
+		t.Error("the local collection started no container on the local engine: the checks below prove nothing")
+	}
+	swarmOnLocal := watch(t, host)
+	var swarmOnNodes []func() int
+	for _, n := range nodes {
+		swarmOnNodes = append(swarmOnNodes, watch(t, n))
+	}
 	out, errOut, code := runCollect("--root", onSwarm, "--dataset", "mini/v1")
 	if code != 0 {
 		t.Fatalf("collection on the swarm: exit %d\n%s%s", code, out, errOut)
 	}
-	end := time.Now()
-	t.Logf("local %s, swarm %s\n%s", mid.Sub(start).Round(time.Second), end.Sub(mid).Round(time.Second), out)
-
-	if n := created(t, host, start, mid); n == 0 {
-		t.Error("the local collection started no container on the local engine: the check below proves nothing")
-	}
-	if n := created(t, host, mid, end); n != 0 {
+	t.Logf("local %s, swarm %s\n%s", mid.Sub(start).Round(time.Second), time.Since(mid).Round(time.Second), out)
+	if n := swarmOnLocal(); n != 0 {
 		t.Errorf("the collection on the swarm started %d containers on the local engine", n)
 	}
 	onNodes := 0
-	for _, n := range nodes {
-		onNodes += created(t, n, mid, end)
+	for _, count := range swarmOnNodes {
+		onNodes += count()
 	}
 	if onNodes == 0 {
 		t.Error("the collection on the swarm started no container on the swarm's nodes")
@@ -166,33 +168,41 @@ func nodeEngines(t *testing.T, manager string) []string {
 	}
 }
 
-// created counts the containers of swarmRepo's collection created on the
-// engine at host between since and until.
-func created(t *testing.T, host string, since, until time.Time) int {
+// watch counts the containers of swarmRepo's collection created on the
+// engine at host from now until the function it returns is called. The
+// events are read as they come: an engine keeps only its last 256 for a
+// later query, which other tests on a shared engine soon push out.
+func watch(t *testing.T, host string) (stop func() int) {
 	t.Helper()
 	cli, err := client.New(client.WithHost(host))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	stamp := func(x time.Time) string { return fmt.Sprintf("%d.%09d", x.Unix(), x.Nanosecond()) }
+	ctx, cancel := context.WithCancel(context.Background())
 	res := cli.Events(ctx, client.EventsListOptions{
-		Since: stamp(since), Until: stamp(until),
 		Filters: make(client.Filters).Add("type", string(events.ContainerEventType)).Add("event", string(events.ActionCreate)).
 			Add("label", "featbench.repo="+swarmRepo),
 	})
-	n := 0
-	for {
-		select {
-		case <-res.Messages:
-			n++
-		case err := <-res.Err:
-			if err != nil && !errors.Is(err, io.EOF) {
-				t.Fatalf("events of %s: %v", host, err)
+	done := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-res.Messages:
+				n++
+			case err := <-res.Err:
+				if err != nil && ctx.Err() == nil {
+					t.Errorf("events of %s: %v", host, err)
+				}
+				done <- n
+				return
 			}
-			return n
 		}
+	}()
+	return func() int {
+		cancel()
+		n := <-done
+		cli.Close()
+		return n
 	}
 }

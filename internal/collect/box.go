@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,10 +55,17 @@ func openBox(ctx context.Context, eng Starter, image, repo string, lim container
 		}
 		log = f
 	}
-	c, err := eng.Start(ctx, container.Spec{
+	spec := container.Spec{
 		Image: image, Name: "featbench-collect", WorkDir: repoDir, Limits: lim,
 		Labels: map[string]string{labelProject: "1", labelKind: "collect", labelRepo: repo},
-	})
+	}
+	c, err := eng.Start(ctx, spec)
+	if errors.Is(err, container.ErrLost) && ctx.Err() == nil {
+		// A swarm's task lost with its node before anything ran in it:
+		// once more, which the swarm places elsewhere.
+		fmt.Fprintf(log, "retried: %v\n\n", err)
+		c, err = eng.Start(ctx, spec)
+	}
 	if err != nil {
 		if f != nil {
 			f.Close()
