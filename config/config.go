@@ -48,8 +48,8 @@ type Eval struct {
 	ImagePrefix     string  `toml:"image_prefix"`      // names of the images eval builds: <prefix>/base, <prefix>/env-<repo>
 	Runs            string  `toml:"runs"`              // the folder runs are written to, relative to the project root
 	RerunSample     int     `toml:"rerun_sample"`      // instances validate --rerun evaluates again; 0 for every one
-	// Backend is where the containers run: "local" (the engine at
-	// docker_host) or "swarm" (a Docker Swarm; see Swarm).
+	// Backend is where the containers of eval and collect run: "local"
+	// (the engine at docker_host) or "swarm" (a Docker Swarm; see Swarm).
 	Backend string `toml:"backend"`
 	Swarm   Swarm  `toml:"swarm"`
 }

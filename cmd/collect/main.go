@@ -23,6 +23,7 @@ import (
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/collect"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/llm"
 	"github.com/featbench/featbench/internal/trace"
 )
@@ -40,6 +41,9 @@ classify the tested objects, choose pass-to-pass files, walk the graph,
 mask, verify in containers, write the problem statements) and writes a new
 dataset version into data/datasets/NAME/VERSION/. Each stage keeps its
 output in the work folder ([collect] work); a run that stopped resumes.
+The containers run where [eval] backend says: on the engine at [eval]
+docker_host, or on a Docker Swarm (docs/executors.md); the images are
+built on that engine either way.
 
 Stages: ` + "env, discover, run, trace, classify, p2p, walk, mask, verify, statements, dataset" + `
 
@@ -144,9 +148,19 @@ func cmdCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer eng.Close()
+	// The containers run where evaluation's do ([eval] backend), as they
+	// have its limits: verification is an evaluation.
+	x, err := executor.Open(ctx, cfg.Eval, eng, stderr)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	if x.Status != nil {
+		fmt.Fprintf(stderr, "collect: the containers run on the swarm at %s (images built here, pushed to %s)\n", cfg.Eval.Swarm.Manager, cfg.Eval.Swarm.Registry)
+	}
 	opts := collect.Options{
 		Root: pf.root, Config: cfg, Dataset: *dataset, Repos: repos, Stage: *stage, Seed: *seed, Force: *force,
-		Engine: eng, Log: stderr, Verbose: *verbose,
+		Engine: eng, Executor: x.Executor, Log: stderr, Verbose: *verbose,
 	}
 	if cfg.LLM.Endpoint != "" {
 		c, err := newLLM(pf.root, cfg)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/pybase"
@@ -104,7 +105,7 @@ func pythons() []string {
 
 func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("clean", "[--images] [flags]",
-		"Removes the containers eval started (all of them, running or not), and with --images its images too.", stderr)
+		"Removes the containers eval and collect started (all of them, running or not; with [eval] backend = \"swarm\" the swarm's services too), and with --images its images too.", stderr)
 	var pf projectFlags
 	pf.register(fs)
 	withImages := fs.Bool("images", false, "also remove the base, environment and agent images")
@@ -129,6 +130,9 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stdout, "removed %d containers\n", n)
+	if err := cleanSwarm(ctx, pr, eng, stdout, stderr); err != nil {
+		return err
+	}
 	if *withImages {
 		list, err := eng.Images(ctx, map[string]string{evaluate.LabelProject: "1"})
 		if err != nil {
@@ -147,5 +151,25 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stdout, "removed %d images\n", len(list))
 	}
+	return nil
+}
+
+// cleanSwarm removes, with backend = "swarm", the services of eval and
+// collect on the swarm, running or not: a killed collection's are never
+// removed otherwise (they have no expiry), and hold their reservations.
+func cleanSwarm(ctx context.Context, pr *project, eng *container.Engine, stdout, stderr io.Writer) error {
+	if pr.cfg.Eval.Backend != "swarm" {
+		return nil
+	}
+	x, _, closeX, err := pr.executor(ctx, eng, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeX()
+	n, err := x.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1"}, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "removed %d services from the swarm at %s\n", n, pr.cfg.Eval.Swarm.Manager)
 	return nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
-	"github.com/featbench/featbench/internal/swarm"
 )
 
 // project is what every command reads: the project root, featbench.toml
@@ -94,15 +94,11 @@ func (p *project) engine(ctx context.Context) (*container.Engine, error) {
 // still built on eng, and pushed from it). status, when not nil, says
 // how the executor is doing, for the progress display.
 func (p *project) executor(ctx context.Context, eng *container.Engine, log io.Writer) (x evaluate.Executor, status func() string, closeFn func() error, err error) {
-	if p.cfg.Eval.Backend != "swarm" {
-		return eng, nil, func() error { return nil }, nil
-	}
-	s := p.cfg.Eval.Swarm
-	sw, err := swarm.Connect(ctx, swarm.Config{Manager: s.Manager, Registry: s.Registry, PushRegistry: s.PushRegistry, Local: eng, Log: log})
+	b, err := executor.Open(ctx, p.cfg.Eval, eng, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return sw, sw.Status, sw.Close, nil
+	return b.Executor, b.Status, b.Close, nil
 }
 
 // limits are the [eval] limits, with the instance timeout overridden when

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,8 +27,9 @@ const (
 	labelRepo    = "featbench.repo"
 )
 
-// starter starts containers: *container.Engine.
-type starter interface {
+// Starter starts containers: the local engine (*container.Engine) or a
+// swarm (*swarm.Executor), as internal/executor makes them.
+type Starter interface {
 	Start(ctx context.Context, spec container.Spec) (*container.Container, error)
 }
 
@@ -42,7 +44,7 @@ type box struct {
 
 // openBox starts a container from image; logPath (may be "") receives the
 // commands and their output, appended.
-func openBox(ctx context.Context, eng starter, image, repo string, lim container.Limits, logPath string) (*box, error) {
+func openBox(ctx context.Context, eng Starter, image, repo string, lim container.Limits, logPath string) (*box, error) {
 	var log io.Writer = io.Discard
 	var f *os.File
 	if logPath != "" {
@@ -53,10 +55,17 @@ func openBox(ctx context.Context, eng starter, image, repo string, lim container
 		}
 		log = f
 	}
-	c, err := eng.Start(ctx, container.Spec{
+	spec := container.Spec{
 		Image: image, Name: "featbench-collect", WorkDir: repoDir, Limits: lim,
 		Labels: map[string]string{labelProject: "1", labelKind: "collect", labelRepo: repo},
-	})
+	}
+	c, err := eng.Start(ctx, spec)
+	if errors.Is(err, container.ErrLost) && ctx.Err() == nil {
+		// A swarm's task lost with its node before anything ran in it:
+		// once more, which the swarm places elsewhere.
+		fmt.Fprintf(log, "retried: %v\n\n", err)
+		c, err = eng.Start(ctx, spec)
+	}
 	if err != nil {
 		if f != nil {
 			f.Close()

@@ -51,9 +51,11 @@ type Chatter interface {
 	Chat(ctx context.Context, msgs []llm.Message) (llm.Reply, error)
 }
 
-// Engine is what collection needs of a Docker engine: *container.Engine.
+// Engine is what collection needs of the local Docker engine:
+// *container.Engine. It builds the images, and runs the containers too
+// unless Options.Executor is set.
 type Engine interface {
-	starter
+	Starter
 	imageEngine
 }
 
@@ -65,14 +67,19 @@ type Options struct {
 	Repos   []string
 	// Stage, when set, runs that stage alone (on every selected
 	// repository); the dataset stage then runs only if it is the one.
-	Stage   string
-	Seed    uint64
-	Force   bool // make again the outputs of the stages that run, even when stored
-	Engine  Engine
-	LLM     Chatter // nil: the deterministic classifier, statements without LLM text
-	Log     io.Writer
-	Now     func() time.Time
-	Verbose bool
+	Stage  string
+	Seed   uint64
+	Force  bool // make again the outputs of the stages that run, even when stored
+	Engine Engine
+	// Executor, when not nil, starts every container collection runs
+	// commands in (discovery, the runs, traces, masking, verification,
+	// the statements' sources) instead of Engine: a swarm. The images
+	// are built on Engine whatever runs them.
+	Executor Starter
+	LLM      Chatter // nil: the deterministic classifier, statements without LLM text
+	Log      io.Writer
+	Now      func() time.Time
+	Verbose  bool
 
 	report *Report // the run's, filled as it goes
 }
@@ -99,6 +106,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Executor == nil {
+		o.Executor = o.Engine
 	}
 	if o.Stage != "" && stageIndex(o.Stage) < 0 {
 		return nil, fmt.Errorf("unknown stage %q; the stages are %s", o.Stage, strings.Join(Stages, ", "))

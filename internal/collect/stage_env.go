@@ -115,7 +115,7 @@ func (r *repoRun) stageDiscover(ctx context.Context) error {
 	if ok, err := r.cached(d, &r.disc); ok || err != nil {
 		return err
 	}
-	b, err := openBox(ctx, r.o.Engine, r.env.Image, r.rc.Repository, r.lim, r.w.file("discover.log"))
+	b, err := openBox(ctx, r.o.Executor, r.env.Image, r.rc.Repository, r.lim, r.w.file("discover.log"))
 	if err != nil {
 		return err
 	}

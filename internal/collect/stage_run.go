@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -72,7 +73,7 @@ func (r *repoRun) forEach(ctx context.Context, items []string, logName string, f
 					if logName != "" {
 						logPath = r.w.file(logName)
 					}
-					bx, err = openBox(gctx, r.o.Engine, r.env.Image, r.rc.Repository, r.lim, logPath)
+					bx, err = openBox(gctx, r.o.Executor, r.env.Image, r.rc.Repository, r.lim, logPath)
 					if err != nil {
 						return nil, err
 					}
@@ -86,7 +87,19 @@ func (r *repoRun) forEach(ctx context.Context, items []string, logName string, f
 				return bx, nil
 			}
 			for it := range next {
-				if err := fn(gctx, get, it); err != nil {
+				err := fn(gctx, get, it)
+				if errors.Is(err, container.ErrLost) && gctx.Err() == nil {
+					// The item's container went away with its node (a
+					// swarm's): once more from the start, in a fresh one.
+					// fn changes nothing shared before it succeeds.
+					r.logf("%s: the container was lost, once more in a fresh one: %v", it, err)
+					if bx != nil {
+						bx.close()
+						bx = nil
+					}
+					err = fn(gctx, get, it)
+				}
+				if err != nil {
 					return fmt.Errorf("%s: %w", it, err)
 				}
 			}

@@ -163,7 +163,7 @@ func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evalu
 	}
 	run := func(name string, pred evaluate.Prediction, gold bool) (*evaluate.Report, error) {
 		var log bytes.Buffer
-		rep, _, err := evaluate.Evaluate(ctx, r.o.Engine, evaluate.Task{
+		rep, _, err := evaluate.Evaluate(ctx, r.o.Executor, evaluate.Task{
 			Dataset: verifyDataset, Instance: in, Attempt: 1, Prediction: pred, Gold: gold, Image: r.env.Image,
 			Labels: map[string]string{labelProject: "1", labelKind: "collect", labelRepo: r.rc.Repository},
 		}, lim, &log)

@@ -1,0 +1,28 @@
+package executor
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/container"
+)
+
+// TestOpenLocal: the local backend is the engine itself, and closing it
+// leaves the engine to its owner.
+func TestOpenLocal(t *testing.T) {
+	local := new(container.Engine)
+	for _, backend := range []string{"", "local"} {
+		b, err := Open(context.Background(), config.Eval{Backend: backend}, local, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Executor != Executor(local) || b.Status != nil || b.Close() != nil {
+			t.Errorf("backend %q: %+v", backend, b)
+		}
+	}
+	if _, err := Open(context.Background(), config.Eval{Backend: "kubernetes"}, local, nil); err == nil || !strings.Contains(err.Error(), `"kubernetes"`) {
+		t.Errorf("unknown backend: %v", err)
+	}
+}
