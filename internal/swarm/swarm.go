@@ -509,9 +509,10 @@ func (x *Executor) removeService(id, name string) error {
 
 // RemoveContainers removes the services that have every label of
 // labelFilter, except those for which keep (if not nil) returns true, and
-// returns how many it removed: the swarm's side of a killed run's
-// leftovers, as (*container.Engine).RemoveContainers is the local one's.
-// An empty labelFilter is refused.
+// the containers of live tasks with those labels whose service is gone
+// (removeOrphans), and returns how many it removed: the swarm's side of a
+// killed run's leftovers, as (*container.Engine).RemoveContainers is the
+// local one's. An empty labelFilter is refused.
 func (x *Executor) RemoveContainers(ctx context.Context, labelFilter map[string]string, keep func(labels map[string]string) bool) (int, error) {
 	if len(labelFilter) == 0 {
 		return 0, errors.New("remove services: no label filter")
@@ -543,7 +544,7 @@ func (x *Executor) RemoveContainers(ctx context.Context, labelFilter map[string]
 		}
 		n++
 	}
-	orphans, err := x.removeOrphans(ctx, labelFilter, keep)
+	orphans, err := x.removeOrphans(ctx, labelFilter)
 	return n + orphans, errors.Join(append(errs, err)...)
 }
 
@@ -551,11 +552,17 @@ func (x *Executor) RemoveContainers(ctx context.Context, labelFilter map[string]
 // tasks with every label of labelFilter whose service is gone. Docker
 // 20.10 leaves such a task when its service was removed while its node
 // was down: the node, back, runs it on and the manager counts its
-// reservation. Nodes that do not answer are skipped (their tasks are
-// found again by the next run).
-func (x *Executor) removeOrphans(ctx context.Context, labelFilter map[string]string, keep func(labels map[string]string) bool) (int, error) {
+// reservation. No run owns such a task any more, so none is kept. The
+// tasks are listed before the services: a task of a service made
+// between the two lists is not taken for an orphan. Nodes that do not
+// answer are skipped (the next sweep finds their tasks again).
+func (x *Executor) removeOrphans(ctx context.Context, labelFilter map[string]string) (int, error) {
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	tasks, err := x.cli.TaskList(lctx, client.TaskListOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("remove orphaned tasks: listing tasks: %w", err)
+	}
 	svcs, err := x.cli.ServiceList(lctx, client.ServiceListOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("remove orphaned tasks: listing services: %w", err)
@@ -564,19 +571,12 @@ func (x *Executor) removeOrphans(ctx context.Context, labelFilter map[string]str
 	for _, s := range svcs.Items {
 		alive[s.ID] = true
 	}
-	tasks, err := x.cli.TaskList(lctx, client.TaskListOptions{})
-	if err != nil {
-		return 0, fmt.Errorf("remove orphaned tasks: listing tasks: %w", err)
-	}
 	n := 0
 	var errs []error
 	for _, t := range tasks.Items {
 		if alive[t.ServiceID] || !live(t.Status.State) || t.Spec.ContainerSpec == nil || t.NodeID == "" ||
-			t.Status.ContainerStatus == nil || t.Status.ContainerStatus.ContainerID == "" {
-			continue
-		}
-		labels := t.Spec.ContainerSpec.Labels
-		if !hasLabels(labels, labelFilter) || keep != nil && keep(labels) {
+			t.Status.ContainerStatus == nil || t.Status.ContainerStatus.ContainerID == "" ||
+			!hasLabels(t.Spec.ContainerSpec.Labels, labelFilter) {
 			continue
 		}
 		eng, err := x.engine(lctx, t.NodeID)

@@ -80,7 +80,8 @@ func DockerHost(t testing.TB) string {
 // _REGISTRY and _PUSH_REGISTRY when set (what
 // scripts/provision-swarm.sh prints), else the swarm that script starts
 // when its manager's socket is there. If there is none the test is
-// skipped, or fails if FEATBENCH_REQUIRE_SWARM=1.
+// skipped, or fails if FEATBENCH_REQUIRE_SWARM=1. The test holds the swarm
+// to itself until it ends: swarm tests of other packages wait.
 func Swarm(t testing.TB) (manager, registry, pushRegistry string) {
 	t.Helper()
 	const hint = "run `eval \"$(bash scripts/provision-swarm.sh)\"` (as root) to start a three-node swarm in network namespaces, with a registry"
@@ -96,8 +97,12 @@ func Swarm(t testing.TB) (manager, registry, pushRegistry string) {
 		missing(t, "FEATBENCH_REQUIRE_SWARM", "FEATBENCH_SWARM_MANAGER is set but FEATBENCH_SWARM_REGISTRY is not", hint)
 		return "", "", ""
 	}
+	lockSwarm(t)
 	return manager, registry, pushRegistry
 }
+
+// swarmLocked is set while a test holds the swarm tests' lock.
+const swarmLocked = "FEATBENCH_SWARM_TEST_LOCKED"
 
 func isSocket(path string) bool {
 	fi, err := os.Stat(path)
