@@ -11,7 +11,9 @@ schedule them:
 - attempts are admitted in order, one per free slot;
 - each admission goes through the manager, which creates the service and
   places its task one at a time: `dispatch` seconds of the manager's time
-  per attempt, serial;
+  per attempt, serial (eval-bench.sh -swarm measures it with internal/swarm's
+  BenchmarkPlacement: placing a service and removing it, per service, when
+  many are created at once);
 - an attempt then holds its slot for `extra` seconds (the swarm's
   per-attempt overhead over a local container: the task's start on its
   node, adopting it, removing the service) plus a cost drawn from the
