@@ -65,7 +65,7 @@ def main():
     if not costs:
         sys.exit("simulate.py: no costs in " + a.costs)
     wall, util = simulate(costs, a.tasks, a.nodes, a.slots, a.dispatch, a.extra, a.seed)
-    print("%d attempts, %d nodes x %d slots, dispatch %.2f s, extra %.2f s, cost p50 %.2f s (n=%d): "
+    print("%d attempts, %d nodes x %d slots, dispatch %.4f s, extra %.2f s, cost p50 %.2f s (n=%d): "
           "wall %.0f s (%.1f min), %.1f attempts/min, slots %.0f%% busy"
           % (a.tasks, a.nodes, a.slots, a.dispatch, a.extra, statistics.median(costs), len(costs),
              wall, wall / 60, a.tasks * 60 / wall, util * 100))
