@@ -62,7 +62,7 @@ import (
 //   - load1: the machine's load average (one minute) after the burst.
 //
 // Sub-benchmarks: without reservations (pure placement) and with them as
-// the executor sets them (limits = reservations, which the scheduler
+// the executor sets them (limits and reservations, which the scheduler
 // filters nodes by; the least Docker accepts: reserved), each with a
 // small and a large burst (FEATBENCH_PLACEMENT_BURSTS: sizes separated by
 // commas, "8,32" when unset). Every service is labelled
@@ -151,6 +151,9 @@ const (
 	benchTimeout = 20 * time.Minute
 	// burstTimeout bounds one burst's wait for its tasks to run.
 	burstTimeout = 3 * time.Minute
+	// cpuLimit is the CPU limit of a burst with reservations: one CPU, as
+	// featbench.toml's eval.cpus.
+	cpuLimit     = 1e9
 	labelBench   = "featbench.bench"
 	labelBurst   = "featbench.bench.burst"
 	labelIndex   = "featbench.bench.index"
@@ -181,7 +184,8 @@ func burstSizes(s string) ([]int, error) {
 // so that the burst never waits for room). The scheduler's work does not
 // depend on the amounts, and small ones matter: Docker 20.10 keeps a
 // removed job's tasks, and its constraint enforcer counts their
-// reservations against their node for ever (docs/executors.md).
+// reservations against their node for ever (docs/executors.md). The
+// burst's CPU limit is then raised to cpuLimit.
 func reserved(nodes []node, n int) *container.Limits {
 	var cpus, mem int64
 	for _, nd := range nodes {
@@ -350,6 +354,10 @@ func (p *placement) burst(ctx context.Context, n int, lim *container.Limits) (bu
 		spec.TaskTemplate.ContainerSpec.Labels[labelIndex] = strconv.Itoa(i)
 		if lim == nil {
 			spec.TaskTemplate.Resources = nil
+		} else {
+			// A CPU limit as small as the reservation would slow the
+			// container's start (the node's part), not the placement.
+			spec.TaskTemplate.Resources.Limits.NanoCPUs = cpuLimit
 		}
 		specs[i], tasks[i] = spec, &seen{svcName: spec.Name}
 	}
