@@ -11,7 +11,9 @@ schedule them:
 - attempts are admitted in order, one per free slot;
 - each admission goes through the manager, which creates the service and
   places its task one at a time: `dispatch` seconds of the manager's time
-  per attempt, serial;
+  per attempt, serial (eval-bench.sh -swarm measures it with internal/swarm's
+  BenchmarkPlacement: placing a service and removing it, per service, when
+  many are created at once);
 - an attempt then holds its slot for `extra` seconds (the swarm's
   per-attempt overhead over a local container: the task's start on its
   node, adopting it, removing the service) plus a cost drawn from the
@@ -63,7 +65,7 @@ def main():
     if not costs:
         sys.exit("simulate.py: no costs in " + a.costs)
     wall, util = simulate(costs, a.tasks, a.nodes, a.slots, a.dispatch, a.extra, a.seed)
-    print("%d attempts, %d nodes x %d slots, dispatch %.2f s, extra %.2f s, cost p50 %.2f s (n=%d): "
+    print("%d attempts, %d nodes x %d slots, dispatch %.4f s, extra %.2f s, cost p50 %.2f s (n=%d): "
           "wall %.0f s (%.1f min), %.1f attempts/min, slots %.0f%% busy"
           % (a.tasks, a.nodes, a.slots, a.dispatch, a.extra, statistics.median(costs), len(costs),
              wall, wall / 60, a.tasks * 60 / wall, util * 100))
