@@ -27,6 +27,8 @@
 #   eval "$(bash scripts/provision-swarm.sh)"    # sets FEATBENCH_SWARM_*
 #   bash scripts/provision-swarm.sh --stop       # stops nodes and registry, removes the namespaces
 #   bash scripts/provision-swarm.sh --stop-node N  # stops node N's engine (tests: a node lost)
+#   eval "$(bash scripts/provision-swarm.sh --reset)"  # the swarm made anew: every node
+#       leaves it first, so the manager's store (services, tasks) starts empty; images stay
 # FEATBENCH_SWARM_NODES (default 3) is how many nodes to start.
 set -euo pipefail
 
@@ -61,6 +63,11 @@ stop_node() {
 if [ "${1:-}" = "--stop-node" ]; then
 	stop_node "$2"
 	exit 0
+fi
+
+reset=
+if [ "${1:-}" = "--reset" ]; then
+	reset=1
 fi
 
 if [ "${1:-}" = "--stop" ]; then
@@ -179,6 +186,13 @@ for n in $(seq "$NODES"); do
 		sleep 1
 	done
 done
+
+if [ -n "$reset" ]; then
+	for n in $(seq "$NODES" -1 1); do
+		log "node $n leaves the swarm (--reset)"
+		dk "$n" swarm leave --force >&2 || true
+	done
+fi
 
 # The swarm: node 1 manages, the others join as workers. Whatever state a
 # run left them in (a node in "error" or still "pending", a worker of an

@@ -108,8 +108,8 @@ func (x *Executor) capacity(ctx context.Context, lim container.Limits) (int, int
 	if err != nil {
 		return 0, 0, err
 	}
-	// Every task: a job's desired state is "complete", not "running";
-	// whether it holds its reservation is its state's to say.
+	// Every task, whatever its desired state: whether it holds its
+	// reservation is its state's to say.
 	res, err := x.cli.TaskList(ctx, client.TaskListOptions{})
 	if err != nil {
 		return 0, 0, fmt.Errorf("listing the swarm's tasks: %w", err)

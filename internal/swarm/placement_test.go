@@ -29,7 +29,7 @@ import (
 // scripts/eval-bench/simulate.py, which until now was assumed.
 //
 // Each iteration creates a burst of services at once, from as many
-// goroutines, each the executor's replicated job of one task
+// goroutines, each the executor's one-replica service
 // (serviceSpec, with the command `sleep 60` instead of `sleep infinity`
 // so that a task left behind ends by itself), and one goroutine polls the
 // burst's tasks (TaskList, label filter) every pollGap until all run. Of

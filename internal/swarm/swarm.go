@@ -4,7 +4,7 @@
 // The flows (internal/evaluate, collection's verification, eval infer)
 // start a container, run commands in it, copy files in and out, and
 // remove it. Swarm cannot exec into a task through the manager, so Start
-// creates a replicated-job service whose one task runs the keep-alive
+// creates a service of one replica, never restarted, whose task runs the keep-alive
 // command a local container runs, with the same limits (as both limits
 // and reservations, so that the scheduler places it where it fits), waits
 // for the task to run, and adopts the task's container on its node's
@@ -238,8 +238,8 @@ func (x *Executor) engine(ctx context.Context, nodeID string) (*container.Engine
 // engine would.
 var errNotSwarm = errors.New("not possible on a swarm")
 
-// Start starts a container for spec as a replicated-job service of one
-// task and returns it once it runs, adopted on its node's engine. It
+// Start starts a container for spec as a service of one replica, never
+// restarted, and returns it once it runs, adopted on its node's engine. It
 // waits, as long as ctx allows, while no node has room for it. If Start
 // fails after the service was made, the service is removed.
 func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.Container, error) {
@@ -319,7 +319,13 @@ func (x *Executor) serviceSpec(spec container.Spec, ref string) swarm.ServiceSpe
 	name := serviceName(spec.Name)
 	return swarm.ServiceSpec{
 		Annotations: swarm.Annotations{Name: name, Labels: spec.Labels},
-		Mode:        swarm.ServiceMode{ReplicatedJob: &swarm.ReplicatedJob{MaxConcurrent: &one, TotalCompletions: &one}},
+		// One replica, not a replicated job: Docker 20.10 keeps a removed
+		// job's tasks in the manager's store, and its constraint enforcer
+		// counts their reservations against their nodes at every node
+		// update, rejecting live tasks (docs/performance.md). A removed
+		// service's tasks go with it; RestartPolicy none below keeps the
+		// swarm from replacing the one task when it ends.
+		Mode: swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &one}},
 		TaskTemplate: swarm.TaskSpec{
 			ContainerSpec: &swarm.ContainerSpec{
 				Image: ref, Labels: spec.Labels, Command: []string{"sleep", "infinity"}, Dir: spec.WorkDir, Env: spec.Env,
