@@ -3,6 +3,7 @@ package pyinstall_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -210,7 +211,7 @@ func TestFastInstallIsPips(t *testing.T) {
 					if r.Pip.Code != 0 {
 						t.Errorf("%s: the fast installer installed what pip refuses (exit %d):\n%s", p.name, r.Pip.Code, r.Pip.Out)
 					}
-					if !sameTree(r.Pip.Tree, r.Fast.Tree) || len(r.Fast.Tree) == 0 {
+					if !maps.Equal(r.Pip.Tree, r.Fast.Tree) || len(r.Fast.Tree) == 0 {
 						t.Errorf("%s: the fast installer's files differ from pip's:\npip:  %v\nfast: %v", p.name, keys(r.Pip.Tree), keys(r.Fast.Tree))
 					}
 				} else {
@@ -224,24 +225,12 @@ func TestFastInstallIsPips(t *testing.T) {
 				if (r.Fast.Code == 0) != p.fast {
 					t.Errorf("%s: fast path taken = %v, want %v:\n%s", p.name, r.Fast.Code == 0, p.fast, r.Fast.Out)
 				}
-				if (r.Argv.Code == 0) != (r.Pip.Code == 0) || !sameTree(r.Pip.Tree, r.Argv.Tree) {
+				if (r.Argv.Code == 0) != (r.Pip.Code == 0) || !maps.Equal(r.Pip.Tree, r.Argv.Tree) {
 					t.Errorf("%s: Argv gave exit %d and %v, pip exit %d and %v:\n%s", p.name, r.Argv.Code, keys(r.Argv.Tree), r.Pip.Code, keys(r.Pip.Tree), r.Argv.Out)
 				}
 			}
 		})
 	}
-}
-
-func sameTree(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func keys(m map[string]string) []string {
