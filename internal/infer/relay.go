@@ -73,6 +73,11 @@ type relay struct {
 	mu    sync.Mutex
 	conns map[uint32]*relayConn // open, until the harness's side closes
 	last  uint32                // the highest id announced
+	// endedGone are the connections the relay had ended before the
+	// harness's side closed them: a frame for one is a breach still,
+	// where one for a connection the harness closed first may have been
+	// on its way.
+	endedGone map[uint32]bool
 
 	accept chan net.Conn
 	once   sync.Once
@@ -85,7 +90,7 @@ type relay struct {
 type relayConn struct {
 	id    uint32
 	local *net.UnixConn
-	ended bool // the relay sent its end of file; only run touches it
+	ended bool // the relay sent its end of file; under the relay's mu
 }
 
 // startRelay starts relay.py in box, as root, and returns the harness's
@@ -118,7 +123,7 @@ func (r *relay) failure() error {
 }
 
 func newRelay(s relayStream) *relay {
-	return &relay{s: s, conns: map[uint32]*relayConn{}, accept: make(chan net.Conn), done: make(chan struct{})}
+	return &relay{s: s, conns: map[uint32]*relayConn{}, endedGone: map[uint32]bool{}, accept: make(chan net.Conn), done: make(chan struct{})}
 }
 
 // greet waits for the relay's greeting, for timeout at most.
@@ -192,17 +197,26 @@ func (r *relay) demux() error {
 // the frame is its first.
 func (r *relay) deliver(id uint32, payload []byte) error {
 	c, err := r.conn(id)
-	if c == nil || err != nil {
+	if err != nil {
 		return err
 	}
-	if c.ended {
-		if len(payload) == 0 {
-			return fmt.Errorf("%w: connection %d ended twice", errRelayProtocol, id)
-		}
-		return fmt.Errorf("%w: %d bytes for connection %d after its end", errRelayProtocol, len(payload), id)
+	r.mu.Lock()
+	var ended bool
+	if c == nil {
+		ended = r.endedGone[id]
+	} else {
+		ended = c.ended
+		c.ended = c.ended || len(payload) == 0
 	}
-	if len(payload) == 0 {
-		c.ended = true
+	r.mu.Unlock()
+	switch {
+	case ended && len(payload) == 0:
+		return fmt.Errorf("%w: connection %d ended twice", errRelayProtocol, id)
+	case ended:
+		return fmt.Errorf("%w: %d bytes for connection %d after its end", errRelayProtocol, len(payload), id)
+	case c == nil:
+		return nil // the harness's side closed it while the frame was on its way
+	case len(payload) == 0:
 		_ = c.local.CloseWrite() // fails only when the proxy closed it: nothing to tell
 		return nil
 	}
@@ -267,6 +281,9 @@ func (r *relay) upstream(c *relayConn) {
 	}
 	r.mu.Lock()
 	delete(r.conns, c.id)
+	if c.ended {
+		r.endedGone[c.id] = true
+	}
 	r.mu.Unlock()
 	c.local.Close()
 	if err := r.send(c.id, nil); err != nil {
