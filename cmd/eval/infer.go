@@ -31,7 +31,7 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	id := fs.String("run-id", "", "the run's `ID`: its folder under runs/")
 	var only multi
 	fs.Var(&only, "instance", "run only on this instance `ID` (repeatable)")
-	workers := fs.Int("workers", 0, "instances run at once (default: eval.workers)")
+	workers := fs.Int("workers", 0, "instances run at once on the local engine (default: eval.workers; a swarm admits by its room)")
 	force := fs.Bool("force", false, "run again on instances an earlier run of this id finished")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
@@ -124,13 +124,13 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeX()
-	where := ""
+	at := fmt.Sprintf(", %d at a time", w)
 	if status != nil {
-		where = " on the swarm at " + pr.cfg.Eval.Swarm.Manager
+		at = " on the swarm at " + pr.cfg.Eval.Swarm.Manager + ", as many at a time as it has room for"
 	}
 	dir := filepath.Join(pr.runsDir(), *id)
-	fmt.Fprintf(stderr, "running %s (%s) on %d instances of %s %s%s, %d at a time, into %s\n",
-		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, where, w, dir)
+	fmt.Fprintf(stderr, "running %s (%s) on %d instances of %s %s%s, into %s\n",
+		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, at, dir)
 	recs, err := infer.Run(ctx, infer.Config{
 		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: *force,
 		Container: lim.Container, Engine: x, Progress: newInferProgress(stderr),

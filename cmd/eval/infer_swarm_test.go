@@ -39,7 +39,8 @@ func useSwarm(t *testing.T, root, manager, registry, push string) {
 }
 
 // TestInferOnSwarmWithLLMTestDouble: with backend = "swarm", eval infer
-// runs the shell-loop agent in swarm tasks (while the agent talks to the
+// runs the shell-loop agent in swarm tasks, as many at once as the swarm
+// has room for (both instances, though --workers says 1) (while the agent talks to the
 // model, the run has a service on the swarm and no container on the
 // local engine), reaching the metering proxy through the relay over the
 // node engine's exec stream: the two instances are solved, the tokens,
@@ -76,7 +77,22 @@ func TestInferOnSwarmWithLLMTestDouble(t *testing.T) {
 	var mu sync.Mutex
 	var where []string // per request: the run's local containers and services
 	var nnp []string   // the agent's NoNewPrivs, as its commands printed it
+	both := false      // both instances' containers were on the swarm at once
 	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		// Until both run at once, each request waits for the other's
+		// container: the run is given --workers 1, and the swarm, which
+		// has room for both, must admit them all the same.
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			n, err := count()
+			mu.Lock()
+			both = both || err == nil && n == 2
+			done := both
+			mu.Unlock()
+			if done || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		local, lerr := eng.Containers(ctx, run)
 		services, serr := count()
 		mu.Lock()
@@ -101,7 +117,7 @@ func TestInferOnSwarmWithLLMTestDouble(t *testing.T) {
 	}
 	defer dbl.Close()
 	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop",
-		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", id, "--instance", inferL1, "--instance", inferL2, "--workers", "2")
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", id, "--instance", inferL1, "--instance", inferL2, "--workers", "1")
 	if code != 0 {
 		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -129,6 +145,9 @@ func TestInferOnSwarmWithLLMTestDouble(t *testing.T) {
 		if !strings.HasPrefix(w, "0 local, ") || strings.HasPrefix(w, "0 local, 0 services") {
 			t.Errorf("request %d: the run had %s; want none local and its services on the swarm", i+1, w)
 		}
+	}
+	if !both {
+		t.Errorf("the two instances never ran at once: the swarm did not admit the second while the first ran (--workers 1)")
 	}
 	if len(nnp) == 0 || slices.ContainsFunc(nnp, func(v string) bool { return v != "1" }) {
 		t.Errorf("the agent's NoNewPrivs, as its commands printed it: %v; want 1 for each", nnp)

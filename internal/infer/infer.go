@@ -120,8 +120,8 @@ type Config struct {
 	Agent     Agent
 	Prices    map[string]config.Price
 	Dir       string // runs/<run-id>
-	Workers   int
-	Force     bool // run again what a previous run of this id finished
+	Workers   int    // agents at once on the local engine; a swarm admits by its room instead
+	Force     bool   // run again what a previous run of this id finished
 	Container container.Limits
 	// Engine runs the containers: the local engine (*container.Engine)
 	// or a swarm (*swarm.Executor), as for eval run.
@@ -162,21 +162,38 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	}
 	var mu sync.Mutex // predictions.jsonl
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(cfg.Workers, 1))
+	// An executor that knows its room (a swarm) admits the agents'
+	// containers itself, as for eval run; otherwise the workers bound them.
+	adm, _ := cfg.Engine.(admitter)
+	if adm == nil {
+		g.SetLimit(max(cfg.Workers, 1))
+	}
+	var admitErr error // the executor could not say where to run (no node left)
 	for _, in := range ins {
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
-			dir := filepath.Join(cfg.Dir, Folder, in.InstanceID)
-			if !cfg.Force {
-				if rec, err := ReadRecord(dir); err == nil && !retried[rec.FailureMode] {
-					if cfg.Progress != nil {
-						cfg.Progress.Done(rec, true)
-					}
-					return nil
+		dir := filepath.Join(cfg.Dir, Folder, in.InstanceID)
+		if !cfg.Force {
+			if rec, err := ReadRecord(dir); err == nil && !retried[rec.FailureMode] {
+				if cfg.Progress != nil {
+					cfg.Progress.Done(rec, true)
 				}
+				continue
 			}
+		}
+		release := func() {}
+		if adm != nil {
+			// Instances are admitted in order, as room frees up.
+			r, err := adm.Admit(gctx, agentLimits(cfg.Container))
+			if err != nil {
+				admitErr = err
+				break
+			}
+			release = r
+		}
+		g.Go(func() error {
+			defer release()
 			rec, err := runOne(gctx, cfg, in, dir, owner)
 			if err != nil {
 				if gctx.Err() != nil {
@@ -199,7 +216,17 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if admitErr != nil {
+		return nil, fmt.Errorf("waiting for room on the executor: %w", admitErr)
+	}
 	return WritePredictions(cfg.Dir, all)
+}
+
+// admitter is an Executor that decides how many containers run at once
+// (a swarm, by its free resources): Admit waits for room for one more
+// container with these limits; release gives it back.
+type admitter interface {
+	Admit(ctx context.Context, lim container.Limits) (release func(), err error)
 }
 
 // ReadRecord reads an instance's record from its folder.

@@ -104,12 +104,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 	defer func() { measured(rec, m.Totals()) }()
 
 	timeout := a.TimeoutDuration()
-	lim := cfg.Container
-	if lim.Tmp == 0 && lim.Memory > 0 {
-		// What the agent writes to /tmp (caches, scratch) is bounded, and
-		// counted in its memory, as the tests' is when grading.
-		lim.Tmp = lim.Memory / 2
-	}
+	lim := agentLimits(cfg.Container)
 	box, err := cfg.Engine.Start(ctx, container.Spec{
 		Image: image, Name: "featbench-infer", WorkDir: "/", Limits: lim,
 		Labels: map[string]string{
@@ -307,4 +302,14 @@ func randomToken() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// agentLimits are the agent's container's limits: the configured ones,
+// with what the agent writes to /tmp (caches, scratch) bounded and
+// counted in its memory, as the tests' is when grading.
+func agentLimits(lim container.Limits) container.Limits {
+	if lim.Tmp == 0 && lim.Memory > 0 {
+		lim.Tmp = lim.Memory / 2
+	}
+	return lim
 }
