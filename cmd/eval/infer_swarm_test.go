@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,6 +124,9 @@ func TestInferOnSwarmWithLLMTestDouble(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "on the swarm at "+manager) {
 		t.Errorf("eval infer does not say it runs on the swarm:\n%s", errOut)
+	}
+	if !regexp.MustCompile(`\] .*; [0-9]+ nodes, [0-9]+ tasks in flight \(room for [0-9]+\)`).MatchString(errOut) {
+		t.Errorf("eval infer's progress does not show the swarm's nodes and tasks in flight:\n%s", errOut)
 	}
 	preds := readPreds(t, filepath.Join(root, "runs", id, "predictions.jsonl"))
 	if len(preds) != 2 {

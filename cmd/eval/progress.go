@@ -119,8 +119,8 @@ func (p *lineProgress) Finish() {}
 
 // newInferProgress shows an infer run's progress: a bar with the ETA,
 // tokens and cost so far on a terminal, a line per instance elsewhere.
-func newInferProgress(w io.Writer) infer.Progress {
-	p := &inferProgress{w: w}
+func newInferProgress(w io.Writer, status func() string) infer.Progress {
+	p := &inferProgress{w: w, status: status}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = true
 	}
@@ -129,6 +129,7 @@ func newInferProgress(w io.Writer) infer.Progress {
 
 type inferProgress struct {
 	w           io.Writer
+	status      func() string // the executor's state (a swarm's), or nil
 	bar         bool
 	mu          sync.Mutex
 	b           *progressbar.ProgressBar
@@ -170,6 +171,9 @@ func (p *inferProgress) Done(rec *infer.Record, skipped bool) {
 		p.failed++
 	}
 	so := fmt.Sprintf("tokens %s in, %s out, $%.4f; %d failed", short(p.tin), short(p.tout), p.cost, p.failed)
+	if p.status != nil {
+		so += "; " + p.status()
+	}
 	if p.bar {
 		p.b.Describe(so)
 		_ = p.b.Add(1)
