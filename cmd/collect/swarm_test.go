@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,6 +69,16 @@ func TestCollectSwarm(t *testing.T) {
 	nodes := nodeEngines(t, manager)
 	local := minilibProject(t, host, "")
 	onSwarm := minilibProject(t, host, fmt.Sprintf("backend = \"swarm\"\n\n[eval.swarm]\nmanager = %q\nregistry = %q\npush_registry = %q\n", manager, registry, push))
+	// One worker: the swarm, which has room for more, admits the
+	// containers by its room instead.
+	onePath := filepath.Join(onSwarm, config.FileName)
+	raw, err := os.ReadFile(onePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(onePath, bytes.Replace(raw, []byte("workers = 2"), []byte("workers = 1"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	localOnLocal := watch(t, host)
 	start := time.Now()
@@ -83,6 +94,7 @@ func TestCollectSwarm(t *testing.T) {
 	for _, n := range nodes {
 		swarmOnNodes = append(swarmOnNodes, watch(t, n))
 	}
+	mostAtOnce := atOnce(t, nodes)
 	out, errOut, code := runCollect("--root", onSwarm, "--dataset", "mini/v1")
 	if code != 0 {
 		t.Fatalf("collection on the swarm: exit %d\n%s%s", code, out, errOut)
@@ -99,12 +111,15 @@ func TestCollectSwarm(t *testing.T) {
 		t.Error("the collection on the swarm started no container on the swarm's nodes")
 	}
 	t.Logf("%d containers on the swarm's nodes", onNodes)
+	if n := mostAtOnce(); n < 2 {
+		t.Errorf("at most %d of the collection's containers ran at once on the swarm: with workers = 1, the swarm's room, not the workers, should bound them", n)
+	}
 
 	// The same dataset: instances (fail-to-pass and pass-to-pass lists,
 	// patches, statements), collection.json's counts and drops, splits.
 	a, b := filepath.Join(local, "data/datasets/mini/v1"), filepath.Join(onSwarm, "data/datasets/mini/v1")
 	files := 0
-	err := filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -204,5 +219,54 @@ func watch(t *testing.T, host string) (stop func() int) {
 		n := <-done
 		cli.Close()
 		return n
+	}
+}
+
+// atOnce follows the containers of swarmRepo's collection on the engines
+// at hosts, from their create to their destroy events, until the function
+// it returns is called, which says the most that existed at once.
+func atOnce(t *testing.T, hosts []string) (stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	cur, most := 0, 0
+	var wg sync.WaitGroup
+	for _, host := range hosts {
+		cli, err := client.New(client.WithHost(host))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := cli.Events(ctx, client.EventsListOptions{
+			Filters: make(client.Filters).Add("type", string(events.ContainerEventType)).
+				Add("event", string(events.ActionCreate)).Add("event", string(events.ActionDestroy)).
+				Add("label", "featbench.repo="+swarmRepo),
+		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer cli.Close()
+			for {
+				select {
+				case m := <-res.Messages:
+					mu.Lock()
+					if m.Action == events.ActionCreate {
+						cur++
+					} else {
+						cur--
+					}
+					most = max(most, cur)
+					mu.Unlock()
+				case <-res.Err:
+					return
+				}
+			}
+		}()
+	}
+	return func() int {
+		cancel()
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return most
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -40,26 +41,27 @@ type runOut struct {
 // forEach runs fn on each item with the configured number of workers, each
 // with a container of its own, reset before each item. Items whose stored
 // output is current are passed over by fn itself, without a container.
+// An executor that knows its room (a swarm) admits the workers instead,
+// one container each, as many as its free CPUs and memory hold.
 func (r *repoRun) forEach(ctx context.Context, items []string, logName string, fn func(ctx context.Context, b func() (*box, error), item string) error) error {
-	workers := r.o.Config.Collect.Workers
-	if workers < 1 {
-		workers = 1
-	}
 	next := make(chan string)
+	var handed atomic.Int64 // items a worker has taken
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(next)
 		for _, it := range items {
 			select {
 			case next <- it:
+				handed.Add(1)
 			case <-gctx.Done():
 				return gctx.Err()
 			}
 		}
 		return nil
 	})
-	for w := 0; w < workers; w++ {
-		g.Go(func() error {
+	worker := func(release func()) func() error {
+		return func() error {
+			defer release()
 			var bx *box
 			defer func() {
 				if bx != nil {
@@ -104,9 +106,35 @@ func (r *repoRun) forEach(ctx context.Context, items []string, logName string, f
 				}
 			}
 			return nil
-		})
+		}
 	}
+	adm, _ := r.o.Executor.(admitter)
+	if adm == nil {
+		for w := 0; w < max(r.o.Config.Collect.Workers, 1); w++ {
+			g.Go(worker(func() {}))
+		}
+		return g.Wait()
+	}
+	g.Go(func() error {
+		// A worker more while items wait and the swarm has room: each
+		// holds its room until the items run out.
+		for w := 0; w < len(items) && handed.Load() < int64(len(items)); w++ {
+			release, err := adm.Admit(gctx, r.lim)
+			if err != nil {
+				return fmt.Errorf("waiting for room on the executor: %w", err)
+			}
+			g.Go(worker(release))
+		}
+		return nil
+	})
 	return g.Wait()
+}
+
+// admitter is an executor that decides how many containers run at once
+// (a swarm, by its free resources): Admit waits for room for one more
+// container with these limits; release gives it back.
+type admitter interface {
+	Admit(ctx context.Context, lim container.Limits) (release func(), err error)
 }
 
 // scripts are the files collection brings into a container.
