@@ -169,7 +169,8 @@ func slots(cpu, mem int64, lim container.Limits) int {
 	return int(n)
 }
 
-// live says whether a task in state s holds its reservation.
+// live says whether a task in state s holds its reservation: it is on
+// its way to run, or runs. Every other state is an end: it never will.
 func live(s swarm.TaskState) bool {
 	switch s {
 	case swarm.TaskStateNew, swarm.TaskStateAllocated, swarm.TaskStatePending, swarm.TaskStateAssigned, swarm.TaskStateAccepted,

@@ -444,7 +444,7 @@ func (p *placement) poll(ctx context.Context, burst string, tasks []*seen) ([]ti
 				continue
 			}
 			st := t.Status
-			if ended(st.State) {
+			if !live(st.State) {
 				return polls, fmt.Errorf("service %s: its task %s on node %s: %s %s", s.svcName, st.State, t.NodeID, st.Message, st.Err)
 			}
 			if s.task.IsZero() {

@@ -263,8 +263,10 @@ func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.C
 	x.mu.Unlock()
 	remove := func() error { return x.removeService(created.ID, svc.Name) }
 	// Before its container is adopted, a failed Start removes the task's
-	// container too: removing a job's service does not stop a task that
-	// runs (Docker 20.10), which would hold its reservation for ever.
+	// container too, not only the service: while the executor made
+	// replicated jobs, removing the service alone left a running task
+	// behind on Docker 20.10, holding its reservation; removing the
+	// container first does not depend on how the swarm removes a task.
 	discard := func() error { return x.discard(created.ID, svc.Name) }
 	task, err := x.waitRunning(ctx, created.ID, svc.Name)
 	if err != nil {
@@ -390,7 +392,7 @@ func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task
 			}
 		}
 		for _, t := range res.Items {
-			if ended(t.Status.State) {
+			if !live(t.Status.State) { // ended: it will never run
 				err := fmt.Errorf("service %s: its task %s on node %s: %s %s", name, t.Status.State, t.NodeID, t.Status.Message, t.Status.Err)
 				if t.NodeID == "" {
 					return swarm.Task{}, err
@@ -430,15 +432,6 @@ func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task
 		}
 		pause = min(pause*2, time.Second)
 	}
-}
-
-// ended says whether a task in state s will never run.
-func ended(s swarm.TaskState) bool {
-	switch s {
-	case swarm.TaskStateFailed, swarm.TaskStateRejected, swarm.TaskStateComplete, swarm.TaskStateShutdown, swarm.TaskStateOrphaned, swarm.TaskStateRemove:
-		return true
-	}
-	return false
 }
 
 // nodeCheckTimeout bounds the check that a node is gone.
