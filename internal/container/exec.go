@@ -73,11 +73,47 @@ const (
 // result holds the output captured so far.
 func (c *Container) Exec(ctx context.Context, argv []string, opts ExecOptions) (ExecResult, error) {
 	res, err := c.exec(ctx, argv, opts)
-	if c.lost != nil && (err != nil || res.ExitCode != 0) {
-		// A command killed with its container looks like one that failed.
-		err = c.lost(ctx, err, err == nil && (res.ExitCode == 128+9 || res.ExitCode == 128+15))
+	return res, c.checkLost(ctx, res, err)
+}
+
+// checkLost passes a command's failure (err, or a non-zero exit status)
+// through an adopted container's check for a container or engine gone;
+// anything else is returned as it is. ctx is the command's.
+func (c *Container) checkLost(ctx context.Context, res ExecResult, err error) error {
+	if c.lost == nil || err == nil && res.ExitCode == 0 {
+		return err
 	}
-	return res, err
+	// A command killed with its container looks like one that failed.
+	return c.lost(ctx, err, err == nil && (res.ExitCode == 128+9 || res.ExitCode == 128+15))
+}
+
+// startExec creates the exec of argv (under coreutils timeout when
+// opts.Timeout is set, with its marker token in the environment) and
+// attaches to it, its standard input too when stdin is set.
+func (c *Container) startExec(ctx context.Context, argv []string, opts ExecOptions, stdin bool) (id, token string, att client.HijackedResponse, err error) {
+	cmd := argv
+	if opts.Timeout > 0 {
+		cmd = append([]string{"timeout", "-k", seconds(killAfter), seconds(opts.Timeout)}, argv...)
+	}
+	token = randomHex(12)
+	created, err := c.eng.cli.ExecCreate(ctx, c.ID, client.ExecCreateOptions{
+		Cmd:          cmd,
+		Env:          append(slices.Clone(opts.Env), execMarker+"="+token),
+		WorkingDir:   opts.WorkDir,
+		AttachStdin:  stdin,
+		AttachStdout: true,
+		AttachStderr: true,
+	})
+	if err != nil {
+		return "", "", client.HijackedResponse{}, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, err)
+	}
+	res, err := c.eng.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
+	if err != nil {
+		// The process may have started before the attach failed.
+		_ = c.stopExec(created.ID, token)
+		return "", "", client.HijackedResponse{}, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, err)
+	}
+	return created.ID, token, res.HijackedResponse, nil
 }
 
 func (c *Container) exec(ctx context.Context, argv []string, opts ExecOptions) (ExecResult, error) {
@@ -89,29 +125,9 @@ func (c *Container) exec(ctx context.Context, argv []string, opts ExecOptions) (
 		limit = DefaultMaxOutput
 	}
 	start := time.Now()
-	cmd := argv
-	if opts.Timeout > 0 {
-		cmd = append([]string{"timeout", "-k", seconds(killAfter), seconds(opts.Timeout)}, argv...)
-	}
-	token := randomHex(12)
-	env := append(slices.Clone(opts.Env), execMarker+"="+token)
-
-	created, err := c.eng.cli.ExecCreate(ctx, c.ID, client.ExecCreateOptions{
-		Cmd:          cmd,
-		Env:          env,
-		WorkingDir:   opts.WorkDir,
-		AttachStdin:  opts.Stdin != nil,
-		AttachStdout: true,
-		AttachStderr: true,
-	})
+	id, token, att, err := c.startExec(ctx, argv, opts, opts.Stdin != nil)
 	if err != nil {
-		return ExecResult{}, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, err)
-	}
-	att, err := c.eng.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
-	if err != nil {
-		// The process may have started before the attach failed.
-		_ = c.stopExec(created.ID, token)
-		return ExecResult{}, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, err)
+		return ExecResult{}, err
 	}
 	defer att.Close()
 
@@ -143,22 +159,22 @@ func (c *Container) exec(ctx context.Context, argv []string, opts ExecOptions) (
 	case streamErr = <-copied:
 	case <-ctx.Done():
 		cancelled = true
-		stopErr = c.stopExec(created.ID, token)
+		stopErr = c.stopExec(id, token)
 		att.Close()
 		<-copied
 	case <-deadline:
 		res.TimedOut = true
-		stopErr = c.stopExec(created.ID, token)
+		stopErr = c.stopExec(id, token)
 		att.Close()
 		<-copied
 	}
 
-	code, running, waitErr := c.waitExec(created.ID, exitWait)
+	code, running, waitErr := c.waitExec(id, exitWait)
 	if running && stopErr == nil {
 		// The output ended but the command did not (it closed its
 		// output and went on): it must not outlive Exec.
-		stopErr = c.stopExec(created.ID, token)
-		code, _, waitErr = c.waitExec(created.ID, exitWait)
+		stopErr = c.stopExec(id, token)
+		code, _, waitErr = c.waitExec(id, exitWait)
 	}
 	res.ExitCode = code
 	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
@@ -168,7 +184,7 @@ func (c *Container) exec(ctx context.Context, argv []string, opts ExecOptions) (
 		res.TimedOut = true
 		// coreutils timeout killed its process group; this also gets the
 		// processes that left it (setsid, daemons).
-		stopErr = c.stopExec(created.ID, token)
+		stopErr = c.stopExec(id, token)
 	}
 	if cancelled {
 		return res, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, errors.Join(ctx.Err(), stopErr))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,30 +71,13 @@ func (c *Container) ExecStream(ctx context.Context, argv []string, opts ExecOpti
 	if limit <= 0 {
 		limit = DefaultMaxOutput
 	}
-	cmd := argv
-	if opts.Timeout > 0 {
-		cmd = append([]string{"timeout", "-k", seconds(killAfter), seconds(opts.Timeout)}, argv...)
-	}
-	token := randomHex(12)
-	created, err := c.eng.cli.ExecCreate(ctx, c.ID, client.ExecCreateOptions{
-		Cmd:          cmd,
-		Env:          append(slices.Clone(opts.Env), execMarker+"="+token),
-		WorkingDir:   opts.WorkDir,
-		AttachStdin:  true,
-		AttachStdout: true,
-		AttachStderr: true,
-	})
+	id, token, att, err := c.startExec(ctx, argv, opts, true)
 	if err != nil {
-		return nil, c.streamLost(ctx, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, err))
-	}
-	att, err := c.eng.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
-	if err != nil {
-		_ = c.stopExec(created.ID, token)
-		return nil, c.streamLost(ctx, fmt.Errorf("exec %s in %s: %w", argv[0], c.Name, err))
+		return nil, c.checkLost(ctx, ExecResult{}, err)
 	}
 	pr, pw := io.Pipe()
 	s := &Stream{
-		c: c, ctx: ctx, argv0: argv[0], id: created.ID, token: token, att: att.HijackedResponse, out: pr, timeout: opts.Timeout,
+		c: c, ctx: ctx, argv0: argv[0], id: id, token: token, att: att, out: pr, timeout: opts.Timeout,
 		stderr: &lockedTail{t: newTail(limit)}, start: time.Now(),
 		copied: make(chan struct{}), stopped: make(chan struct{}),
 	}
@@ -131,15 +113,6 @@ func (c *Container) ExecStream(ctx context.Context, argv []string, opts ExecOpti
 		}
 	}()
 	return s, nil
-}
-
-// streamLost passes err through an adopted container's check for a
-// container or engine gone.
-func (c *Container) streamLost(ctx context.Context, err error) error {
-	if c.lost != nil {
-		return c.lost(ctx, err, false)
-	}
-	return err
 }
 
 // Read reads the command's standard output. It returns io.EOF once the
@@ -230,8 +203,8 @@ func (s *Stream) wait() (ExecResult, error) {
 	if err != nil {
 		err = fmt.Errorf("exec %s in %s: %w", s.argv0, s.c.Name, err)
 	}
-	if s.c.lost != nil && !closed && (err != nil || res.ExitCode != 0) {
-		err = s.c.lost(s.ctx, err, err == nil && (res.ExitCode == 128+9 || res.ExitCode == 128+15))
+	if !closed {
+		err = s.c.checkLost(s.ctx, res, err)
 	}
 	return res, err
 }
