@@ -507,7 +507,7 @@ func (f *flow) testsScript() string {
 			asTestUser(pyinstall.Argv(installer, agentDir, agentSite)...)...)
 		return `cd ` + agentDir + ` && chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + ` || exit 3
 if ` + shJoin(pip) + `; then rc=0; else rc=1; fi
-` + shellQuote(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
+` + shJoin(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
 ` + tests + ` || exit 3
 exit $rc`
 	}

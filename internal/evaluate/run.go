@@ -331,8 +331,8 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir, owner strin
 	a.s = prepare(ctx, cfg.Engine, t, cfg.Limits, logf)
 }
 
-// discard removes what staging made, the task not run: its container,
-// and its folder, which holds no report.
+// discard removes the container staging started, the task not run, and
+// closes its log: its folder holds no report, so a later run evaluates it.
 func (a *ahead) discard() {
 	<-a.done
 	if a.s != nil {
@@ -351,10 +351,7 @@ func (a *ahead) evaluate(ctx context.Context, rm *remover) (*Report, error) {
 		defer a.logf.Close()
 	}
 	if a.err != nil {
-		if a.s != nil {
-			a.s.discard()
-		}
-		return nil, a.err
+		return nil, a.err // set before anything was started
 	}
 	rep, files, err := a.s.finish(ctx, rm.remove)
 	rep.Trajectory = a.trajectory
