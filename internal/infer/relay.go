@@ -56,19 +56,13 @@ var errRelayProtocol = errors.New("the relay broke its protocol")
 // errRelayClosed is the error of a relay the harness closed.
 var errRelayClosed = errors.New("the relay was closed")
 
-// relayStream is the relay's standard output (Read) and input (Write);
-// Close ends it.
-type relayStream interface {
-	io.ReadWriteCloser
-}
-
 // relay is the harness's end of the relay: a net.Listener whose
 // connections are the ones the agent opens in its container, for the
 // metering proxy to serve.
 type relay struct {
-	s      relayStream
-	stderr func() []byte // the relay's standard error so far, for errors; may be nil
-	wmu    sync.Mutex    // frames to the relay, whole
+	s      io.ReadWriteCloser // the relay's standard output (Read) and input (Write)
+	stderr func() []byte      // the relay's standard error so far, for errors; may be nil
+	wmu    sync.Mutex         // frames to the relay, whole
 
 	mu    sync.Mutex
 	conns map[uint32]*relayConn // open, until the harness's side closes
@@ -122,7 +116,7 @@ func (r *relay) failure() error {
 	return fmt.Errorf("the metering proxy's relay failed: %w", err)
 }
 
-func newRelay(s relayStream) *relay {
+func newRelay(s io.ReadWriteCloser) *relay {
 	return &relay{s: s, conns: map[uint32]*relayConn{}, endedGone: map[uint32]bool{}, accept: make(chan net.Conn), done: make(chan struct{})}
 }
 
