@@ -360,25 +360,11 @@ func liveOrphans(t *testing.T, cli *client.Client, run string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	svcs, err := cli.ServiceList(ctx, client.ServiceListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	alive := map[string]bool{}
-	for _, s := range svcs.Items {
-		alive[s.ID] = true
-	}
-	tasks, err := cli.TaskList(ctx, client.TaskListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks, alive := liveTasks(ctx, t, cli)
 	var out []string
-	for _, task := range tasks.Items {
-		switch task.Status.State {
-		case "new", "allocated", "pending", "assigned", "accepted", "preparing", "ready", "starting", "running":
-			if !alive[task.ServiceID] && task.Spec.ContainerSpec != nil && task.Spec.ContainerSpec.Labels[evaluate.LabelRun] == run {
-				out = append(out, task.ID+" "+string(task.Status.State)+" on "+task.NodeID)
-			}
+	for _, task := range tasks {
+		if !alive[task.ServiceID] && task.Spec.ContainerSpec != nil && task.Spec.ContainerSpec.Labels[evaluate.LabelRun] == run {
+			out = append(out, task.ID+" "+string(task.Status.State)+" on "+task.NodeID)
 		}
 	}
 	return out

@@ -324,27 +324,13 @@ func settled(t *testing.T, cli *client.Client) {
 		}
 	}
 	for {
-		res, err := cli.TaskList(ctx, client.TaskListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		svcs, err := cli.ServiceList(ctx, client.ServiceListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		alive := map[string]bool{}
-		for _, s := range svcs.Items {
-			alive[s.ID] = true
-		}
+		tasks, alive := liveTasks(ctx, t, cli)
 		var busy []string
-		for _, task := range res.Items {
-			switch task.Status.State {
-			case "new", "allocated", "pending", "assigned", "accepted", "preparing", "ready", "starting", "running":
-				if r := task.Spec.Resources; r != nil && r.Reservations != nil && (r.Reservations.NanoCPUs > 0 || r.Reservations.MemoryBytes > 0) {
-					busy = append(busy, task.ID+" "+string(task.Status.State))
-					if !alive[task.ServiceID] {
-						removeOrphan(ctx, t, cli, task)
-					}
+		for _, task := range tasks {
+			if r := task.Spec.Resources; r != nil && r.Reservations != nil && (r.Reservations.NanoCPUs > 0 || r.Reservations.MemoryBytes > 0) {
+				busy = append(busy, task.ID+" "+string(task.Status.State))
+				if !alive[task.ServiceID] {
+					removeOrphan(ctx, t, cli, task)
 				}
 			}
 		}
@@ -357,6 +343,33 @@ func settled(t *testing.T, cli *client.Client) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// liveTasks are the swarm's live tasks (on their way to run, or running),
+// and the services that exist: a live task whose service does not is an
+// orphan. The tasks are listed first, so that a task of a service made
+// between the two lists is not taken for one.
+func liveTasks(ctx context.Context, t *testing.T, cli *client.Client) (tasks []swarmtypes.Task, alive map[string]bool) {
+	t.Helper()
+	res, err := cli.TaskList(ctx, client.TaskListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs, err := cli.ServiceList(ctx, client.ServiceListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive = map[string]bool{}
+	for _, s := range svcs.Items {
+		alive[s.ID] = true
+	}
+	for _, task := range res.Items {
+		switch task.Status.State {
+		case "new", "allocated", "pending", "assigned", "accepted", "preparing", "ready", "starting", "running":
+			tasks = append(tasks, task)
+		}
+	}
+	return tasks, alive
 }
 
 // removeOrphan force-removes, on its node, the container of a task whose
