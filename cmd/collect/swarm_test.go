@@ -86,33 +86,26 @@ func TestCollectSwarm(t *testing.T) {
 		t.Fatalf("local collection: exit %d\n%s%s", code, out, errOut)
 	}
 	mid := time.Now()
-	if n := localOnLocal(); n == 0 {
+	if n, _ := localOnLocal(); n == 0 {
 		t.Error("the local collection started no container on the local engine: the checks below prove nothing")
 	}
 	swarmOnLocal := watch(t, host)
-	var swarmOnNodes []func() int
-	for _, n := range nodes {
-		swarmOnNodes = append(swarmOnNodes, watch(t, n))
-	}
-	mostAtOnce := atOnce(t, nodes)
+	swarmOnNodes := watch(t, nodes...)
 	out, errOut, code := runCollect("--root", onSwarm, "--dataset", "mini/v1")
 	if code != 0 {
 		t.Fatalf("collection on the swarm: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Logf("local %s, swarm %s\n%s", mid.Sub(start).Round(time.Second), time.Since(mid).Round(time.Second), out)
-	if n := swarmOnLocal(); n != 0 {
+	if n, _ := swarmOnLocal(); n != 0 {
 		t.Errorf("the collection on the swarm started %d containers on the local engine", n)
 	}
-	onNodes := 0
-	for _, count := range swarmOnNodes {
-		onNodes += count()
-	}
+	onNodes, mostAtOnce := swarmOnNodes()
 	if onNodes == 0 {
 		t.Error("the collection on the swarm started no container on the swarm's nodes")
 	}
 	t.Logf("%d containers on the swarm's nodes", onNodes)
-	if n := mostAtOnce(); n < 2 {
-		t.Errorf("at most %d of the collection's containers ran at once on the swarm: with workers = 1, the swarm's room, not the workers, should bound them", n)
+	if mostAtOnce < 2 {
+		t.Errorf("at most %d of the collection's containers ran at once on the swarm: with workers = 1, the swarm's room, not the workers, should bound them", mostAtOnce)
 	}
 
 	// The same dataset: instances (fail-to-pass and pass-to-pass lists,
@@ -183,53 +176,17 @@ func nodeEngines(t *testing.T, manager string) []string {
 	}
 }
 
-// watch counts the containers of swarmRepo's collection created on the
-// engine at host from now until the function it returns is called. The
-// events are read as they come: an engine keeps only its last 256 for a
-// later query, which other tests on a shared engine soon push out.
-func watch(t *testing.T, host string) (stop func() int) {
-	t.Helper()
-	cli, err := client.New(client.WithHost(host))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	res := cli.Events(ctx, client.EventsListOptions{
-		Filters: make(client.Filters).Add("type", string(events.ContainerEventType)).Add("event", string(events.ActionCreate)).
-			Add("label", "featbench.repo="+swarmRepo),
-	})
-	done := make(chan int, 1)
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-res.Messages:
-				n++
-			case err := <-res.Err:
-				if err != nil && ctx.Err() == nil {
-					t.Errorf("events of %s: %v", host, err)
-				}
-				done <- n
-				return
-			}
-		}
-	}()
-	return func() int {
-		cancel()
-		n := <-done
-		cli.Close()
-		return n
-	}
-}
-
-// atOnce follows the containers of swarmRepo's collection on the engines
+// watch follows the containers of swarmRepo's collection on the engines
 // at hosts, from their create to their destroy events, until the function
-// it returns is called, which says the most that existed at once.
-func atOnce(t *testing.T, hosts []string) (stop func() int) {
+// it returns is called, which says how many were created and the most
+// that existed at once. The events are read as they come: an engine keeps
+// only its last 256 for a later query, which other tests on a shared
+// engine soon push out.
+func watch(t *testing.T, hosts ...string) (stop func() (created, most int)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
-	cur, most := 0, 0
+	created, cur, most := 0, 0, 0
 	var wg sync.WaitGroup
 	for _, host := range hosts {
 		cli, err := client.New(client.WithHost(host))
@@ -250,23 +207,27 @@ func atOnce(t *testing.T, hosts []string) (stop func() int) {
 				case m := <-res.Messages:
 					mu.Lock()
 					if m.Action == events.ActionCreate {
+						created++
 						cur++
 					} else {
 						cur--
 					}
 					most = max(most, cur)
 					mu.Unlock()
-				case <-res.Err:
+				case err := <-res.Err:
+					if err != nil && ctx.Err() == nil {
+						t.Errorf("events of %s: %v", host, err)
+					}
 					return
 				}
 			}
 		}()
 	}
-	return func() int {
+	return func() (int, int) {
 		cancel()
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		return most
+		return created, most
 	}
 }
