@@ -11,6 +11,7 @@ import (
 
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/pybase"
 )
@@ -161,12 +162,12 @@ func cleanSwarm(ctx context.Context, pr *project, eng *container.Engine, stdout,
 	if pr.cfg.Eval.Backend != "swarm" {
 		return nil
 	}
-	x, _, closeX, err := pr.executor(ctx, eng, stderr)
+	b, err := executor.Open(ctx, pr.cfg.Eval, eng, stderr)
 	if err != nil {
 		return err
 	}
-	defer closeX()
-	n, err := x.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1"}, nil)
+	defer b.Close()
+	n, err := b.Executor.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1"}, nil)
 	if err != nil {
 		return err
 	}

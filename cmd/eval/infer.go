@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/infer"
 )
 
@@ -119,13 +120,13 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// The agents' containers run where eval run's do: the images are
 	// built here, and a swarm pushes them to its registry.
-	x, status, closeX, err := pr.executor(ctx, eng, stderr)
+	b, err := executor.Open(ctx, pr.cfg.Eval, eng, stderr)
 	if err != nil {
 		return err
 	}
-	defer closeX()
+	defer b.Close()
 	at := fmt.Sprintf(", %d at a time", w)
-	if status != nil {
+	if b.Status != nil {
 		at = " on the swarm at " + pr.cfg.Eval.Swarm.Manager + ", as many at a time as it has room for"
 	}
 	dir := filepath.Join(pr.runsDir(), *id)
@@ -133,7 +134,7 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, at, dir)
 	recs, err := infer.Run(ctx, infer.Config{
 		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: *force,
-		Container: lim.Container, Engine: x, Progress: newInferProgress(stderr, status),
+		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status),
 	})
 	if err != nil {
 		return err

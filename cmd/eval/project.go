@@ -13,7 +13,6 @@ import (
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
-	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 )
 
@@ -86,19 +85,6 @@ func (p *project) runsDir() string {
 // engine connects to the Docker engine featbench.toml names.
 func (p *project) engine(ctx context.Context) (*container.Engine, error) {
 	return container.Connect(ctx, p.cfg.Eval.DockerHost)
-}
-
-// executor is what runs the containers of `run`, `validate --rerun` and
-// `infer`:
-// eng itself for backend = "local", a swarm for backend = "swarm" (images
-// still built on eng, and pushed from it). status, when not nil, says
-// how the executor is doing, for the progress display.
-func (p *project) executor(ctx context.Context, eng *container.Engine, log io.Writer) (x evaluate.Executor, status func() string, closeFn func() error, err error) {
-	b, err := executor.Open(ctx, p.cfg.Eval, eng, log)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return b.Executor, b.Status, b.Close, nil
 }
 
 // limits are the [eval] limits, with the instance timeout overridden when

@@ -18,6 +18,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/predictions"
 )
@@ -122,21 +123,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *workers > 0 {
 		w = *workers
 	}
-	x, status, closeX, err := pr.executor(ctx, eng, stderr)
+	b, err := executor.Open(ctx, pr.cfg.Eval, eng, stderr)
 	if err != nil {
 		return err
 	}
-	defer closeX()
+	defer b.Close()
 	dir := filepath.Join(pr.runsDir(), *id)
 	at := fmt.Sprintf("%d at a time", w)
-	if status != nil {
+	if b.Status != nil {
 		at = "as many at a time as the swarm at " + pr.cfg.Eval.Swarm.Manager + " has room for"
 	}
 	fmt.Fprintf(stderr, "evaluating %d instances of %s %s (%s), %d attempt(s) each, %s, into %s\n",
 		len(ins), ds.DisplayName(), sp, meta.Predictions, *attempts, at, dir)
 	rr, err := evaluate.Run(ctx, evaluate.Config{
 		Meta: meta, Dataset: ds, Predictions: lookup, Gold: *gold, Images: imgs, Dir: dir,
-		Workers: w, Force: *force, Limits: lim, Engine: x, Progress: newProgress(stderr, status),
+		Workers: w, Force: *force, Limits: lim, Engine: b.Executor, Progress: newProgress(stderr, b.Status),
 	})
 	if err != nil {
 		return err

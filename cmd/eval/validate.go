@@ -10,6 +10,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/submission"
 )
 
@@ -71,12 +72,12 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				if err != nil {
 					return nil, err
 				}
-				x, status, closeX, err := pr.executor(ctx, eng, stderr)
+				b, err := executor.Open(ctx, pr.cfg.Eval, eng, stderr)
 				if err != nil {
 					return nil, err
 				}
-				defer closeX()
-				cfg.Images, cfg.Engine, cfg.Limits, cfg.Workers, cfg.Progress = imgs, x, lim, pr.cfg.Eval.Workers, newProgress(stderr, status)
+				defer b.Close()
+				cfg.Images, cfg.Engine, cfg.Limits, cfg.Workers, cfg.Progress = imgs, b.Executor, lim, pr.cfg.Eval.Workers, newProgress(stderr, b.Status)
 				return evaluate.Run(ctx, cfg)
 			}}
 	}
