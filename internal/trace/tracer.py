@@ -315,7 +315,7 @@ class Tracer:
                 # kept pair's count is its calls since it was recorded,
                 # all from a caller already recorded: past the budget,
                 # the location is disabled until the next test starts.
-                nonlocal an, bn, hit
+                nonlocal an, bn
                 if code is a or code is b:
                     f = getframe(1).f_back
                     if f is not None:
@@ -323,16 +323,12 @@ class Tracer:
                         if code is a and c is ac:
                             an += 1
                             if an >= limit and exc is None:
-                                hit = True
-                                tracer.bounded += 1
-                                return DISABLE
+                                return spent()
                             return
                         if code is b and c is bc:
                             bn += 1
                             if bn >= limit and exc is None:
-                                hit = True
-                                tracer.bounded += 1
-                                return DISABLE
+                                return spent()
                             return
                 fn = code.co_filename
                 r = rel.get(fn, False)
@@ -347,9 +343,15 @@ class Tracer:
                 q = quiet.get(k, 0) + 1
                 quiet[k] = q
                 if q >= limit and exc is None:
-                    hit = True
-                    tracer.bounded += 1
-                    return DISABLE
+                    return spent()
+
+            def spent():
+                # Past the budget: the location is disabled until the
+                # next test starts (reset).
+                nonlocal hit
+                hit = True
+                tracer.bounded += 1
+                return DISABLE
         else:
             def hook(frame, event, arg):
                 # The fewer names it closes over, the less each event
