@@ -207,11 +207,11 @@ class Tracer:
         self.repo = repo
         self.codes = {}  # id(code) -> code, kept alive so ids stay unique
         self.calls = {}  # id(code) -> call events
-        # (id(nearest repository caller's code) shifted by EDGE_SHIFT,
-        # plus id(callee code)) -> True. An int, not a tuple: a new tuple
-        # is an object the garbage collector tracks, which a test that
-        # counts gc.get_objects() sees (sortedcontainers' test_ref_counts).
-        self.edges = {}
+        # id(nearest repository caller's code) shifted by EDGE_SHIFT,
+        # plus id(callee code). An int, not a tuple: a new tuple is an
+        # object the garbage collector tracks, which a test that counts
+        # gc.get_objects() sees (sortedcontainers' test_ref_counts).
+        self.edges = set()
         self.flushes = []  # each profile function's pending counts
         self.budget = budget_setting("FEATBENCH_TRACE_BUDGET", BUDGET)
         self.quiet = budget_setting("FEATBENCH_TRACE_QUIET", QUIET)
@@ -294,7 +294,7 @@ class Tracer:
                     e = ck << EDGE_SHIFT | k
                     new = e not in edges
                     if new:
-                        edges[e] = True
+                        edges.add(e)
                     if immediate:
                         if bn:
                             calls[bk] += bn
