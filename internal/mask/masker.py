@@ -1231,14 +1231,17 @@ def level2_given(pf, moved, tops, units, cache):
             removed.setdefault(path, []).append(d.node)
     # Removed objects the level 2 statement needs but does not describe:
     # collection describes them and masks again (see undescribed_reached).
-    need = []
+    need = {}  # id -> its record, the first reason kept
 
     def needs(path, node, why):
+        """Records the removed units node is or holds; whether there are any."""
+        found = False
         for d in units.get(path, []):
             if d.node is node or (node.lineno <= d.node.lineno and d.node.end_lineno <= node.end_lineno):
                 oid = format_id(path, d.qual, d.node.lineno)
-                if oid not in [n["id"] for n in need]:
-                    need.append({"id": oid, "reached_by": why})
+                need.setdefault(oid, {"id": oid, "reached_by": why})
+                found = True
+        return found
 
     def source_of(path, st):
         mod = pf.module_of(path).split(".")
@@ -1333,10 +1336,9 @@ def level2_given(pf, moved, tops, units, cache):
             if line not in imports[path]:
                 imports[path].append(line)
             continue
-        if any(st.lineno <= node.lineno and node.end_lineno <= st.end_lineno for node in removed.get(path, [])):
+        if needs(path, st, "%s of %s, which level 2 uses, holds it" % (name, pf.module_of(path))):
             # Given whole, it would give away removed code: described, its
             # removed members are stubs in the interfaces instead.
-            needs(path, st, "%s of %s, which level 2 uses, holds it" % (name, pf.module_of(path)))
             continue
         if id(st) in given.setdefault(path, {}):
             continue
@@ -1350,7 +1352,7 @@ def level2_given(pf, moved, tops, units, cache):
                 continue
             todo.append(b)
     if need:
-        raise Level2Incomplete(need)
+        raise Level2Incomplete(list(need.values()))
     seen = {}
     for path, stmts in given.items():
         for st in stmts.values():

@@ -207,11 +207,11 @@ class Tracer:
         self.repo = repo
         self.codes = {}  # id(code) -> code, kept alive so ids stay unique
         self.calls = {}  # id(code) -> call events
-        # (id(nearest repository caller's code) shifted by EDGE_SHIFT,
-        # plus id(callee code)) -> True. An int, not a tuple: a new tuple
-        # is an object the garbage collector tracks, which a test that
-        # counts gc.get_objects() sees (sortedcontainers' test_ref_counts).
-        self.edges = {}
+        # id(nearest repository caller's code) shifted by EDGE_SHIFT,
+        # plus id(callee code). An int, not a tuple: a new tuple is an
+        # object the garbage collector tracks, which a test that counts
+        # gc.get_objects() sees (sortedcontainers' test_ref_counts).
+        self.edges = set()
         self.flushes = []  # each profile function's pending counts
         self.budget = budget_setting("FEATBENCH_TRACE_BUDGET", BUDGET)
         self.quiet = budget_setting("FEATBENCH_TRACE_QUIET", QUIET)
@@ -294,7 +294,7 @@ class Tracer:
                     e = ck << EDGE_SHIFT | k
                     new = e not in edges
                     if new:
-                        edges[e] = True
+                        edges.add(e)
                     if immediate:
                         if bn:
                             calls[bk] += bn
@@ -315,7 +315,7 @@ class Tracer:
                 # kept pair's count is its calls since it was recorded,
                 # all from a caller already recorded: past the budget,
                 # the location is disabled until the next test starts.
-                nonlocal an, bn, hit
+                nonlocal an, bn
                 if code is a or code is b:
                     f = getframe(1).f_back
                     if f is not None:
@@ -323,16 +323,12 @@ class Tracer:
                         if code is a and c is ac:
                             an += 1
                             if an >= limit and exc is None:
-                                hit = True
-                                tracer.bounded += 1
-                                return DISABLE
+                                return spent()
                             return
                         if code is b and c is bc:
                             bn += 1
                             if bn >= limit and exc is None:
-                                hit = True
-                                tracer.bounded += 1
-                                return DISABLE
+                                return spent()
                             return
                 fn = code.co_filename
                 r = rel.get(fn, False)
@@ -347,9 +343,15 @@ class Tracer:
                 q = quiet.get(k, 0) + 1
                 quiet[k] = q
                 if q >= limit and exc is None:
-                    hit = True
-                    tracer.bounded += 1
-                    return DISABLE
+                    return spent()
+
+            def spent():
+                # Past the budget: the location is disabled until the
+                # next test starts (reset).
+                nonlocal hit
+                hit = True
+                tracer.bounded += 1
+                return DISABLE
         else:
             def hook(frame, event, arg):
                 # The fewer names it closes over, the less each event

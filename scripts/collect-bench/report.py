@@ -47,11 +47,11 @@ def report(repo, seconds, code, collection, stdout, stderr):
             written = int(json.loads(collection)["instances"])
         except (ValueError, KeyError, TypeError):
             written = None
-    row = funnel_row(stdout, repo)
     if code == 0 and written is not None:
         lines.append("  %d instances in %.0f s: %.0f instances an hour" % (written, seconds, written * 3600 / seconds))
         return lines
     lines.append("  no dataset written: collect exited %d after %.0f s: %s" % (code, seconds, last_line(stderr)))
+    row = funnel_row(stdout, repo)
     if row is None:
         lines.append("  %s has no row in collect's table: nothing was kept" % repo)
     elif row["kept"].isdigit():
