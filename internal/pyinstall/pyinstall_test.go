@@ -246,3 +246,48 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// BenchmarkInstall installs the corpus's flat pyproject package as the
+// tests' user into an emptied target, with the fast installer and, its
+// peer in the same run, pip as the statement announces it: each op is one
+// install, through one docker exec, in the default Python's base image.
+//
+//	go test -run '^$' -bench Install -benchtime 20x ./internal/pyinstall
+func BenchmarkInstall(b *testing.B) {
+	eng, base := imagestest.Base(b)
+	ctx := context.Background()
+	box, err := eng.Start(ctx, container.Spec{Image: base, Name: "featbench-pyinstall-bench", Limits: container.Limits{Memory: 1 << 30, NanoCPUs: 1e9, Pids: 512, Tmp: 256 << 20}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer box.Remove()
+	files := []container.File{{Path: "fb/" + pyinstall.File, Data: pyinstall.Source()}}
+	for path, data := range corpus[0].files {
+		files = append(files, container.File{Path: "src/pkg/" + path, Data: []byte(data)})
+	}
+	if err := box.CopyIn(ctx, "/", files); err != nil {
+		b.Fatal(err)
+	}
+	if res, err := box.Exec(ctx, []string{"chown", "-R", "65534:65534", "/src"}, container.ExecOptions{}); err != nil || res.ExitCode != 0 {
+		b.Fatalf("chown: %v %s", err, res.Stderr)
+	}
+	asNobody := []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp"}
+	for _, c := range []struct {
+		name string
+		argv []string
+	}{
+		{"fast", []string{"python3", "-I", "/fb/" + pyinstall.File, "/src/pkg", "/tmp/target"}},
+		{"pip", pyinstall.PipArgs("/src/pkg", "/tmp/target")},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			script := "rm -rf /tmp/target && mkdir /tmp/target && exec \"$@\""
+			argv := append(append(asNobody, "sh", "-c", script, "sh"), c.argv...)
+			for i := 0; i < b.N; i++ {
+				res, err := box.Exec(ctx, argv, container.ExecOptions{})
+				if err != nil || res.ExitCode != 0 {
+					b.Fatalf("%s: %v, exit %d: %s", c.name, err, res.ExitCode, res.Stdout)
+				}
+			}
+		})
+	}
+}
