@@ -725,8 +725,8 @@ func TestLoadTrajectories(t *testing.T) {
 		if fmt.Sprint(s.Trajectories) != fmt.Sprint(want) {
 			t.Errorf("Trajectories = %+v, want %+v", s.Trajectories, want)
 		}
-		if got := s.TrajectoriesOf("alpha-1"); len(got) != 1 || got[0].URLPath() != "alpha-1/attempt-1" {
-			t.Errorf("TrajectoriesOf(alpha-1) = %+v", got)
+		if got := s.Trajectories; len(got) != 1 || got[0].URLPath() != "alpha-1/attempt-1" {
+			t.Errorf("URLPath of %+v, want alpha-1/attempt-1", got)
 		}
 		var read []string
 		err = s.ReadTrajectories(func(*bench.Trajectory) bool { return true }, func(t *bench.Trajectory, b []byte) error {

@@ -33,18 +33,6 @@ func (t *Trajectory) URLPath() string {
 	return t.InstanceID + "/attempt-" + strconv.Itoa(t.Attempt)
 }
 
-// TrajectoriesOf returns the submission's trajectories of an instance, by
-// attempt.
-func (s *Submission) TrajectoriesOf(id string) []*Trajectory {
-	var out []*Trajectory
-	for i := range s.Trajectories {
-		if s.Trajectories[i].InstanceID == id {
-			out = append(out, &s.Trajectories[i])
-		}
-	}
-	return out
-}
-
 // trajectoryEntry parses an entry name, <instance>/attempt-<k>/
 // trajectory.jsonl, checking each part before it can become a path: the
 // instance id a safe name (CheckName), k a number in its canonical form.
