@@ -163,7 +163,8 @@ var ErrTrajectoryChanged = errors.New("changed since data/ was loaded")
 // calls fn with each indexed trajectory that want accepts and its bytes,
 // one at a time, so that at most one trajectory is in memory. Entries Load
 // did not index (which failed a check) are skipped unread; one whose
-// bytes are not those Load indexed fails with ErrTrajectoryChanged.
+// bytes are not those Load indexed, or that is no longer in the archive,
+// fails with ErrTrajectoryChanged.
 func (s *Submission) ReadTrajectories(want func(*Trajectory) bool, fn func(*Trajectory, []byte) error) error {
 	f := s.File(TrajectoriesFile)
 	if f == nil {
@@ -181,6 +182,11 @@ func (s *Submission) ReadTrajectories(want func(*Trajectory) bool, fn func(*Traj
 	for {
 		hdr, err := a.next()
 		if err == io.EOF {
+			for i := range s.Trajectories {
+				if t := &s.Trajectories[i]; byName[t.Name] != nil && want(t) {
+					return fmt.Errorf("entry %q: missing from the archive: %w", t.Name, ErrTrajectoryChanged)
+				}
+			}
 			return nil
 		}
 		if err != nil {
