@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -725,8 +726,8 @@ func TestLoadTrajectories(t *testing.T) {
 		if fmt.Sprint(s.Trajectories) != fmt.Sprint(want) {
 			t.Errorf("Trajectories = %+v, want %+v", s.Trajectories, want)
 		}
-		if got := s.TrajectoriesOf("alpha-1"); len(got) != 1 || got[0].URLPath() != "alpha-1/attempt-1" {
-			t.Errorf("TrajectoriesOf(alpha-1) = %+v", got)
+		if got := s.Trajectories; len(got) != 1 || got[0].URLPath() != "alpha-1/attempt-1" {
+			t.Errorf("URLPath of %+v, want alpha-1/attempt-1", got)
 		}
 		var read []string
 		err = s.ReadTrajectories(func(*bench.Trajectory) bool { return true }, func(t *bench.Trajectory, b []byte) error {
@@ -735,6 +736,12 @@ func TestLoadTrajectories(t *testing.T) {
 		})
 		if err != nil || len(read) != 1 || read[0] != good[0]+" "+good[1] {
 			t.Errorf("ReadTrajectories read %q (%v)", read, err)
+		}
+		// The archive loses the entry after Load: reading it fails.
+		writeFile(traj, tarGz(t, [2]string{"alpha-3/", ""}))(t, root)
+		err = s.ReadTrajectories(func(*bench.Trajectory) bool { return true }, func(*bench.Trajectory, []byte) error { return nil })
+		if !errors.Is(err, bench.ErrTrajectoryChanged) {
+			t.Errorf("ReadTrajectories of an archive without the entry: %v, want ErrTrajectoryChanged", err)
 		}
 	})
 	entry := func(name string) mutation { return writeFile(traj, tarGz(t, good, [2]string{name, "{}\n"})) }

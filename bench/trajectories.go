@@ -33,18 +33,6 @@ func (t *Trajectory) URLPath() string {
 	return t.InstanceID + "/attempt-" + strconv.Itoa(t.Attempt)
 }
 
-// TrajectoriesOf returns the submission's trajectories of an instance, by
-// attempt.
-func (s *Submission) TrajectoriesOf(id string) []*Trajectory {
-	var out []*Trajectory
-	for i := range s.Trajectories {
-		if s.Trajectories[i].InstanceID == id {
-			out = append(out, &s.Trajectories[i])
-		}
-	}
-	return out
-}
-
 // trajectoryEntry parses an entry name, <instance>/attempt-<k>/
 // trajectory.jsonl, checking each part before it can become a path: the
 // instance id a safe name (CheckName), k a number in its canonical form.
@@ -175,7 +163,8 @@ var ErrTrajectoryChanged = errors.New("changed since data/ was loaded")
 // calls fn with each indexed trajectory that want accepts and its bytes,
 // one at a time, so that at most one trajectory is in memory. Entries Load
 // did not index (which failed a check) are skipped unread; one whose
-// bytes are not those Load indexed fails with ErrTrajectoryChanged.
+// bytes are not those Load indexed, or that is no longer in the archive,
+// fails with ErrTrajectoryChanged.
 func (s *Submission) ReadTrajectories(want func(*Trajectory) bool, fn func(*Trajectory, []byte) error) error {
 	f := s.File(TrajectoriesFile)
 	if f == nil {
@@ -193,6 +182,11 @@ func (s *Submission) ReadTrajectories(want func(*Trajectory) bool, fn func(*Traj
 	for {
 		hdr, err := a.next()
 		if err == io.EOF {
+			for i := range s.Trajectories {
+				if t := &s.Trajectories[i]; byName[t.Name] != nil && want(t) {
+					return fmt.Errorf("entry %q: missing from the archive: %w", t.Name, ErrTrajectoryChanged)
+				}
+			}
 			return nil
 		}
 		if err != nil {

@@ -74,7 +74,7 @@ func (r *trajectoryReader) exchanges(data []byte) (out []templates.TrajectoryExc
 		var l line
 		if err := json.Unmarshal(ln, &l); err != nil {
 			ex := templates.TrajectoryExchange{ID: "line-" + strconv.Itoa(n), Seq: n, Error: "line " + strconv.Itoa(n) + " is not a recorded exchange: " + err.Error()}
-			ex.Response = []templates.TrajectoryMessage{{Parts: []templates.TrajectoryPart{r.part("raw", "", string(ln))}}}
+			ex.Response = r.body("raw", string(ln))
 			out = append(out, ex)
 			continue
 		}
@@ -148,15 +148,29 @@ func usageText(u meter.Usage) string {
 func (r *trajectoryReader) part(kind, title, text string) templates.TrajectoryPart {
 	p := templates.TrajectoryPart{Kind: kind, Title: cut(title, 200), Text: text}
 	if len(text) > maxPartText {
-		i := maxPartText
-		for i > 0 && !utf8.RuneStart(text[i]) {
-			i--
-		}
-		p.Text = text[:i]
-		p.Cut = fmt.Sprintf("Cut at %d KiB of %d bytes; the raw file has all of it.", maxPartText>>10, len(text))
+		p.Text, p.Cut = runePrefix(text, maxPartText), cutNote(len(text))
 	}
 	r.shown += len(p.Text)
 	return p
+}
+
+// body is a whole body shown as it is: one message of one part.
+func (r *trajectoryReader) body(kind, text string) []templates.TrajectoryMessage {
+	return []templates.TrajectoryMessage{{Parts: []templates.TrajectoryPart{r.part(kind, "", text)}}}
+}
+
+// cutNote tells the reader a text of total bytes was cut at maxPartText.
+func cutNote(total int) string {
+	return fmt.Sprintf("Cut at %d KiB of %d bytes; the raw file has all of it.", maxPartText>>10, total)
+}
+
+// runePrefix is s cut at most at n bytes, at a character's start; s
+// is longer than n.
+func runePrefix(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // cut shortens a one-line text at n bytes.
@@ -164,10 +178,7 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return runePrefix(s, n) + "…"
 }
 
 // request is what a request adds to the previous request to the same
@@ -180,7 +191,7 @@ func (r *trajectoryReader) request(l *line) ([]templates.TrajectoryMessage, int)
 	}
 	if raw[0] != '{' {
 		// Not JSON when recorded: the request as text.
-		return []templates.TrajectoryMessage{{Parts: []templates.TrajectoryPart{r.part("body", "", jsonText(raw))}}}, 0
+		return r.body("body", jsonText(raw)), 0
 	}
 	var req struct {
 		System            json.RawMessage   `json:"system"`             // Anthropic
@@ -193,7 +204,7 @@ func (r *trajectoryReader) request(l *line) ([]templates.TrajectoryMessage, int)
 		Prompt            json.RawMessage   `json:"prompt"`             // completions
 	}
 	if json.Unmarshal(raw, &req) != nil {
-		return []templates.TrajectoryMessage{{Parts: []templates.TrajectoryPart{r.part("body", "", jsonText(raw))}}}, 0
+		return r.body("body", jsonText(raw)), 0
 	}
 	// The conversation as a list of raw messages, the system prompt
 	// first, each with the role it has when it does not say.
@@ -228,7 +239,7 @@ func (r *trajectoryReader) request(l *line) ([]templates.TrajectoryMessage, int)
 	}
 	if len(items) == 0 {
 		// Some other request: its body, as JSON.
-		return []templates.TrajectoryMessage{{Parts: []templates.TrajectoryPart{r.part("body", "", jsonText(raw))}}}, 0
+		return r.body("body", jsonText(raw)), 0
 	}
 	hashes := make([]uint64, len(items))
 	for i, it := range items {
@@ -444,7 +455,7 @@ func (r *trajectoryReader) response(l *line) []templates.TrajectoryMessage {
 		if msgs := r.stream(s); len(msgs) > 0 {
 			return msgs
 		}
-		return []templates.TrajectoryMessage{{Parts: []templates.TrajectoryPart{r.part("body", "", s)}}}
+		return r.body("body", s)
 	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
@@ -453,7 +464,7 @@ func (r *trajectoryReader) response(l *line) []templates.TrajectoryMessage {
 	if msgs := r.answer(v); len(msgs) > 0 {
 		return msgs
 	}
-	return []templates.TrajectoryMessage{{Parts: []templates.TrajectoryPart{r.part("body", "", jsonValue(v))}}}
+	return r.body("body", jsonValue(v))
 }
 
 // answer reads a whole response of any of the APIs; nil when it is none
@@ -657,7 +668,7 @@ func (r *trajectoryReader) stream(text string) []templates.TrajectoryMessage {
 		}
 		p := r.part(b.kind, b.title, text)
 		if b.total > b.text.Len() {
-			p.Cut = fmt.Sprintf("Cut at %d KiB of %d bytes; the raw file has all of it.", maxPartText>>10, b.total)
+			p.Cut = cutNote(b.total)
 		}
 		msg.Parts = append(msg.Parts, p)
 	}

@@ -488,9 +488,6 @@ type Outcome struct {
 	P2P          string
 	Failures     string
 	Flags        []Flag // the prediction's integrity flags
-	// Trajectories link the pages of the system's recorded trajectories
-	// of the instance, one per attempt; none when it published none.
-	Trajectories []Link
 }
 
 // Flag is an integrity flag of a prediction, with what it means: shown as
