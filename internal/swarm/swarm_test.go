@@ -161,6 +161,60 @@ func TestStartLikeLocal(t *testing.T) {
 
 // TestImagePushedOnce: an image goes to the registry once, under a tag
 // made of its ID; another executor (another run) finds it there and
+// TestRemovedServiceLeavesNoTask: once a container is removed, its
+// service's task is gone from the manager's store. Docker 20.10 keeps a
+// removed replicated job's tasks, and its constraint enforcer counts their
+// reservations against their nodes at every node update, rejecting live
+// tasks: the executor makes one-replica services, whose tasks go with them.
+func TestRemovedServiceLeavesNoTask(t *testing.T) {
+	eng, base := imagestest.Base(t)
+	x := connect(t, eng)
+	cli := manager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	run := "test-" + fmt.Sprint(time.Now().UnixNano())
+	c, err := x.Start(ctx, container.Spec{
+		Image: base, Name: "featbench-test", Labels: map[string]string{"featbench.test": run},
+		Limits: container.Limits{Memory: 256 << 20, NanoCPUs: 5e8, Pids: 64},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := c.Inspect(ctx)
+	if err != nil {
+		c.Remove()
+		t.Fatal(err)
+	}
+	service := ins.Config.Labels["com.docker.swarm.service.id"]
+	if service == "" {
+		c.Remove()
+		t.Fatalf("the container's labels name no service: %v", ins.Config.Labels)
+	}
+	if err := c.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		res, err := cli.TaskList(ctx, client.TaskListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		left = left[:0]
+		for _, task := range res.Items {
+			if task.ServiceID == service {
+				left = append(left, task.ID+" "+string(task.Status.State)+", desired "+string(task.DesiredState))
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("30 s after its container and service were removed, the store still holds the service's tasks: %v", left)
+	}
+}
+
 // pushes nothing.
 func TestImagePushedOnce(t *testing.T) {
 	eng, base := imagestest.Base(t)
