@@ -45,6 +45,16 @@ type Instance struct {
 	P2PTestPoints *int     `json:"p2p_test_points,omitempty"`
 	TopObjects    []string `json:"top_objects"`
 
+	// How the instance was collected (Method*): empty reads as
+	// MethodTestDriven, the only method datasets knew before. History-based
+	// methods name the pull request and release the task came from; the
+	// new-components method lists the components the patch adds, which its
+	// statement defines.
+	Method     string      `json:"method,omitempty"`
+	PullNumber int         `json:"pull_number,omitempty"`
+	Release    string      `json:"release,omitempty"`
+	Components []Component `json:"components,omitempty"`
+
 	// Extra holds the fields this model does not know, so that rewriting a
 	// dataset keeps them.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -59,12 +69,47 @@ type Instance struct {
 	raw []byte
 }
 
+// Collection methods (paper 000: test-driven; 003 FeatBench: release;
+// 004 FEA-Bench: new-components).
+const (
+	MethodTestDriven    = "test-driven"
+	MethodRelease       = "release"
+	MethodNewComponents = "new-components"
+)
+
+// Methods lists the collection methods an instance may name.
+var Methods = []string{MethodTestDriven, MethodRelease, MethodNewComponents}
+
+// Component is one function, class or method a new-components patch adds:
+// where it is, its qualified name, and its definition as the statement
+// gives it (signature and docstring, never its body).
+type Component struct {
+	File      string `json:"file"`
+	Name      string `json:"name"` // qualified: Class.method
+	Kind      string `json:"kind"` // function, class or method
+	Signature string `json:"signature"`
+	Docstring string `json:"docstring,omitempty"`
+}
+
+// Component kinds.
+var ComponentKinds = []string{"function", "class", "method"}
+
+// MethodOrDefault is the instance's collection method, MethodTestDriven
+// when the dataset does not say.
+func (in *Instance) MethodOrDefault() string {
+	if in.Method == "" {
+		return MethodTestDriven
+	}
+	return in.Method
+}
+
 // knownInstanceFields are the JSON keys Instance decodes itself.
 var knownInstanceFields = func() map[string]bool {
 	m := map[string]bool{}
 	for _, k := range []string{"instance_id", "repo", "base_commit", "level", "problem_statement",
 		"patch", "test_patch", "mask_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "image_name", "repo_settings",
-		"created_at", "lines", "files", "functions", "f2p_test_points", "p2p_test_points", "top_objects"} {
+		"created_at", "lines", "files", "functions", "f2p_test_points", "p2p_test_points", "top_objects",
+		"method", "pull_number", "release", "components"} {
 		m[k] = true
 	}
 	return m

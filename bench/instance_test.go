@@ -186,3 +186,30 @@ func compactJSON(t *testing.T, raw json.RawMessage) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// The history-based methods' fields are known fields: they round-trip and
+// are not kept as extra ones.
+func TestInstanceProvenanceRoundTrip(t *testing.T) {
+	const src = `{"instance_id": "acme__w-2", "repo": "acme/w", "level": 1, "problem_statement": "Add it.",
+		"FAIL_TO_PASS": ["t::a"], "PASS_TO_PASS": [], "method": "new-components", "pull_number": 42, "release": "v1.2.0",
+		"components": [{"file": "w/core.py", "name": "Widget.spin", "kind": "method", "signature": "def spin(self, n: int) -> int", "docstring": "Spin n times."}]}`
+	var in bench.Instance
+	if err := json.Unmarshal([]byte(src), &in); err != nil {
+		t.Fatal(err)
+	}
+	want := []bench.Component{{File: "w/core.py", Name: "Widget.spin", Kind: "method", Signature: "def spin(self, n: int) -> int", Docstring: "Spin n times."}}
+	if in.Method != bench.MethodNewComponents || in.PullNumber != 42 || in.Release != "v1.2.0" || !reflect.DeepEqual(in.Components, want) || len(in.Extra) != 0 {
+		t.Fatalf("decoded %+v", in)
+	}
+	out, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back bench.Instance
+	if err := json.Unmarshal(out, &back); err != nil || !reflect.DeepEqual(back.Components, want) || back.PullNumber != 42 {
+		t.Fatalf("round trip %s: %+v (%v)", out, back, err)
+	}
+	if (&bench.Instance{}).MethodOrDefault() != bench.MethodTestDriven {
+		t.Error("an instance that names no method is not test-driven")
+	}
+}

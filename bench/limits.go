@@ -44,6 +44,11 @@ const (
 	maxRepoSettings     = 64 << 10
 	maxTopObjects       = 1_000
 	maxTopObject        = 500
+	maxPullNumber       = 1 << 30
+	maxRelease          = 200
+	maxComponents       = 1_000
+	maxSignature        = 4_000
+	maxDocstring        = 64 << 10
 
 	// Result fields.
 	maxFailureModes = 50

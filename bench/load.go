@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -704,6 +705,7 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 			bad(f.name, "is %d; it cannot be negative", *f.v)
 		}
 	}
+	checkProvenance(in, bad)
 	if listsOK {
 		in.testIndex = make(map[string]int, len(in.FailToPass)+len(in.PassToPass))
 		for i, id := range append(append([]string(nil), in.FailToPass...), in.PassToPass...) {
@@ -724,6 +726,53 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 		}
 	}
 	return ps
+}
+
+// checkProvenance checks how the instance says it was collected: a known
+// method, and what only history-based methods carry.
+func checkProvenance(in *Instance, bad func(field, format string, args ...any)) {
+	if in.Method != "" && !slices.Contains(Methods, in.Method) {
+		bad("method", "is %q; want one of %s", in.Method, strings.Join(Methods, ", "))
+	}
+	history := in.Method == MethodRelease || in.Method == MethodNewComponents
+	if in.PullNumber < 0 || in.PullNumber > maxPullNumber {
+		bad("pull_number", "is %d; want a pull request number from 1 to %d", in.PullNumber, maxPullNumber)
+	} else if in.PullNumber != 0 && !history {
+		bad("pull_number", "is for the history-based methods (%s, %s); this instance's method is %s", MethodRelease, MethodNewComponents, in.MethodOrDefault())
+	}
+	if in.Release != "" {
+		if msg := checkID(in.Release, maxRelease); msg != "" {
+			bad("release", "%s", msg)
+		} else if !history {
+			bad("release", "is for the history-based methods (%s, %s); this instance's method is %s", MethodRelease, MethodNewComponents, in.MethodOrDefault())
+		}
+	}
+	if len(in.Components) > 0 && in.Method != MethodNewComponents {
+		bad("components", "are for the %s method; this instance's method is %s", MethodNewComponents, in.MethodOrDefault())
+	}
+	if len(in.Components) > maxComponents {
+		bad("components", "lists %d entries; at most %d", len(in.Components), maxComponents)
+		return
+	}
+	for i, c := range in.Components {
+		field := fmt.Sprintf("components[%d]", i)
+		for _, f := range []struct {
+			name, v string
+			max     int
+		}{{"file", c.File, maxSourcePath}, {"name", c.Name, maxTopObject}, {"signature", c.Signature, maxSignature}} {
+			if f.v == "" {
+				bad(field+"."+f.name, "is required")
+			} else if msg := checkText(f.v, f.max, map[bool]textKind{true: multiLine}[f.name == "signature"]); msg != "" {
+				bad(field+"."+f.name, "%s", msg)
+			}
+		}
+		if !slices.Contains(ComponentKinds, c.Kind) {
+			bad(field+".kind", "is %q; want one of %s", c.Kind, strings.Join(ComponentKinds, ", "))
+		}
+		if msg := checkText(c.Docstring, maxDocstring, multiLine); msg != "" {
+			bad(field+".docstring", "%s", msg)
+		}
+	}
 }
 
 // checkID reports why s is not an identifier-like value of at most max
