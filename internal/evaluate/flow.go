@@ -40,10 +40,10 @@ const (
 	canarySpecFile = "/fb/canary-spec.json"
 	canaryOut      = "canaries.json" // in outDir
 	canaryScript   = fbDir + "/" + canary.File
-	runner    = fbDir + "/" + pytest.RunnerFile
-	guard     = fbDir + "/" + pytest.GuardFile
-	installer = fbDir + "/" + pyinstall.File
-	maxOutput = 4 << 20 // bytes kept of one command's output
+	runner         = fbDir + "/" + pytest.RunnerFile
+	guard          = fbDir + "/" + pytest.GuardFile
+	installer      = fbDir + "/" + pyinstall.File
+	maxOutput      = 4 << 20 // bytes kept of one command's output
 
 	// What the prediction's code runs as: not root, so it can change
 	// neither the repository, the tests, pytest nor the harness's files;

@@ -31,9 +31,9 @@ type Integrity struct {
 	// held to this; earlier logs are read as they were.
 	Unverified []string `json:"unverified,omitempty"`
 	// Audit is what the audit hook recorded of the code under test.
-	Audit []AuditRecord `json:"audit,omitempty"`
-	trusted  map[string]bool
-	tests    []string // every test id of the stream, in order
+	Audit   []AuditRecord `json:"audit,omitempty"`
+	trusted map[string]bool
+	tests   []string // every test id of the stream, in order
 }
 
 // Trusted reports whether the outcome of id (a node id, or a file or class
