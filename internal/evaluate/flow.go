@@ -627,7 +627,7 @@ func (f *flow) testsScript() string {
 			asTestUser(pyinstall.Argv(installer, agentDir, agentSite)...)...)
 		return `cd ` + agentDir + ` && chown -R -h ` + testUser + ` ` + agentDir + ` || exit 3
 if ` + shJoin(pip) + `; then rc=0; else rc=1; fi
-` + shJoin(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
+python3 -I ` + runner + ` --kill-user ` + testUser + ` || exit 3
 ` + tests + ` || exit 3
 exit $rc`
 	}

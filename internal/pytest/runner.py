@@ -11,6 +11,9 @@ the child cannot open: what the plugin wrote cannot be taken back or
 rewritten by the code under test. The exit status is the child's (128+N
 for a signal).
 
+Or, as root, ``python3 -I featbench_run.py --kill-user UID:GID``: kills
+every process of that user, until none is left, and does nothing else.
+
 Options:
   --user UID:GID      the unprivileged user the tests run as
   --stream PATH       where the plugin's stream is written (by this process)
@@ -217,6 +220,13 @@ def _copy_file(src, dst, limit=64 << 20):
 
 
 def main():
+    if sys.argv[1:2] == ["--kill-user"] and len(sys.argv) == 3:
+        # Only this: every process of the user, gone (the images need not
+        # have a kill program; a shell's builtin kills once, not until
+        # none is left).
+        uid, _, gid = sys.argv[2].partition(":")
+        sys.stdout.write("featbench_run: killed the %d processes of uid %s\n" % (_kill_user(int(uid), int(gid or uid)), uid))
+        sys.exit(0)
     opts, args = _parse(sys.argv[1:])
     if "uid" not in opts or "stream" not in opts:
         sys.stderr.write("featbench_run: --user and --stream are required\n")
