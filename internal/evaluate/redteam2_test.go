@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
 )
 
@@ -231,6 +232,7 @@ func TestRedTeamRound2(t *testing.T) {
 				if strings.Contains(string(log), "uid 0") {
 					t.Errorf("%s: prediction code ran as root:\n%s", id, tail(log))
 				}
+				regradeAgrees(t, ds, ds.Instance(id), filepath.Join(dir, id, "attempt-1"))
 			}
 			if a.detect && caught == 0 {
 				t.Errorf("the attack was detected on no instance")
@@ -300,6 +302,49 @@ raise ImportError("featbench-attack: the daemon is " + _state)
 		}
 		if !strings.Contains(string(log), "featbench-attack: the daemon is dead") {
 			t.Errorf("%s: the build's daemon lived to see the tests, or never started:\n%s", id, tail(log))
+		}
+	}
+}
+
+// regradeAgrees regrades an attempt from its folder, as validate does from
+// a submission's logs, and checks that the verdict, the canaries and the
+// audit are the run's; and that a report whose runs no longer name their
+// canaries is refused where the dataset gives the instance canary places.
+func regradeAgrees(t *testing.T, ds *bench.Dataset, in *bench.Instance, dir string) {
+	t.Helper()
+	rep, err := evaluate.ReadReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	entries, err := os.ReadDir(filepath.Join(dir, evaluate.TestsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(dir, evaluate.TestsDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = raw
+	}
+	again, err := evaluate.Regrade(ds, in, *rep, files)
+	if err != nil {
+		t.Fatalf("%s: regrading: %v", in.InstanceID, err)
+	}
+	if again.Resolved != rep.Resolved || !slices.Equal(again.FailureModes, rep.FailureModes) || !slices.Equal(again.AuditFlags, rep.AuditFlags) ||
+		len(again.Canaries) != len(rep.Canaries) {
+		t.Errorf("%s: regraded resolved %v %v, audit %v, %d canaries; the run said %v %v, %v, %d", in.InstanceID,
+			again.Resolved, again.FailureModes, again.AuditFlags, len(again.Canaries), rep.Resolved, rep.FailureModes, rep.AuditFlags, len(rep.Canaries))
+	}
+	if len(in.Canaries) > 0 && len(rep.Runs) > 0 {
+		lie := *rep
+		lie.Runs = slices.Clone(rep.Runs)
+		for i := range lie.Runs {
+			lie.Runs[i].Canaries = ""
+		}
+		if _, err := evaluate.Regrade(ds, in, lie, files); err == nil || !strings.Contains(err.Error(), "had no canaries") {
+			t.Errorf("%s: a report whose runs name no canaries regraded: %v", in.InstanceID, err)
 		}
 	}
 }
