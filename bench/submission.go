@@ -88,6 +88,12 @@ type Result struct {
 	Duration         *float64 `json:"duration,omitempty"`          // seconds the evaluation took
 	Attempts         int      `json:"attempts,omitempty"`          // attempts evaluated (pass@k); 0 or 1 for one
 	AttemptsResolved int      `json:"attempts_resolved,omitempty"` // of them, how many resolved
+	// AttemptsPassed is, attempt by attempt, how many fail-to-pass tests
+	// each attempt passed (0 where its patch did not apply): % passed is
+	// a mean over attempts, as % resolved is. The line's own test lists
+	// are one attempt's (cmd/eval: a resolved one, else the first).
+	// Given only with attempts > 1; older files leave it out.
+	AttemptsPassed []int `json:"attempts_passed,omitempty"`
 	// Flags are the prediction's integrity flags (IntegrityFlags), in
 	// their canonical order; older files leave them out.
 	Flags []string `json:"flags,omitempty"`

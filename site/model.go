@@ -220,7 +220,7 @@ var rowFigures = []func(*templates.Row) *templates.Cell{
 	func(r *templates.Row) *templates.Cell { return &r.FV },
 	func(r *templates.Row) *templates.Cell { return &r.RT },
 	func(r *templates.Row) *templates.Cell { return &r.File },
-	func(r *templates.Row) *templates.Cell { return &r.MeanResolved },
+	func(r *templates.Row) *templates.Cell { return &r.AnyResolved },
 }
 
 // rankRanges gives every ranked row the range of ranks its per-instance
@@ -237,17 +237,29 @@ func (b *board) rankRanges(instances []*bench.Instance) error {
 	if len(ranked) == 0 || b.reported > 0 {
 		return nil
 	}
+	// Per instance, the figure the board ranks by on a per-attempt basis:
+	// the share of attempts that resolved it, or the mean share of F2P
+	// tests the attempts passed. Rows without the figure sort last and
+	// get no range; the others are bootstrapped among themselves.
 	passed := b.ds.Ranking() == bench.RankPassed
-	scores := make([][]float64, len(ranked))
-	for s, e := range ranked {
+	var withFig []*entry
+	for _, e := range ranked {
+		if !rankMissing(b.ds, e.row) {
+			withFig = append(withFig, e)
+		}
+	}
+	if len(withFig) == 0 {
+		return nil
+	}
+	scores := make([][]float64, len(withFig))
+	for s, e := range withFig {
 		row := make([]float64, len(instances))
 		for i, in := range instances {
-			switch r := e.sub.ResultOf(in); {
-			case r == nil:
-			case passed:
-				row[i] = metrics.PassedFraction(in, r)
-			case r.Resolved:
-				row[i] = 1
+			r := e.sub.ResultOf(in)
+			if passed {
+				row[i], _ = metrics.PassedShare(in, r)
+			} else {
+				row[i] = metrics.ResolvedShare(r)
 			}
 		}
 		scores[s] = row
@@ -256,14 +268,14 @@ func (b *board) rankRanges(instances []*bench.Instance) error {
 	if err != nil {
 		return err
 	}
-	for s, e := range ranked {
+	for s, e := range withFig {
 		// The range holds the rank shown, which the second figure may
 		// have settled where the first was tied.
 		e.row.RankLo = min(ranges[s].Lo, e.row.Rank)
 		e.row.RankHi = max(ranges[s].Hi, e.row.Rank)
 	}
-	for _, e := range ranked {
-		for _, o := range ranked {
+	for _, e := range withFig {
+		for _, o := range withFig {
 			if o != e && e.row.RankLo <= o.row.RankHi && o.row.RankLo <= e.row.RankHi {
 				e.row.Tied++
 			}
@@ -307,7 +319,7 @@ func (m *model) row(e *entry) templates.Row {
 		FV:            missing(),
 		RT:            missing(),
 		File:          missing(),
-		MeanResolved:  missing(),
+		AnyResolved:   missing(),
 	}
 	if rep := s.Reported; rep != nil {
 		r.Reported = true
@@ -333,7 +345,12 @@ func (m *model) row(e *entry) templates.Row {
 	lo, hi := sc.Interval()
 	r.Resolved.Note = intervalNote(lo, hi)
 	r.HasCI, r.ResolvedLo, r.ResolvedHi = true, round(lo*100, 1), round(hi*100, 1)
-	r.Passed = pctCell(sc.PassedRate(), 2)
+	r.Passed = missing()
+	if p, ok := sc.PassedRate(); ok {
+		r.Passed = pctCell(p, 2)
+	} else {
+		r.Passed.Note = "not given per attempt: results.jsonl lacks attempts_passed"
+	}
 	r.TokensIn = tokenCell(sc.TokensIn())
 	r.TokensOut = tokenCell(sc.TokensOut())
 	r.TokensN = sc.TokenResults()
@@ -344,18 +361,27 @@ func (m *model) row(e *entry) templates.Row {
 	if f, ok := sc.FileRate(); ok {
 		r.File = pctCell(f, 1)
 	}
-	r.MeanResolved = missing()
-	if s.Attempts > 1 {
-		r.MeanResolved = pctCell(sc.MeanResolved(s.Attempts), 1)
+	r.AnyResolved = missing()
+	if s.Attempts > 1 || sc.Multi > 0 {
+		r.AnyResolved = pctCell(sc.AnyResolvedRate(), 1)
 	}
 	// Per level, in the formats of the overall figures.
 	if l, ok := e.levels[1]; ok && l.Instances > 0 {
-		r.L1Resolved, r.L1Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
+		r.L1Resolved, r.L1Passed = pctCell(l.ResolvedRate(), 1), passedCell(l, 2)
 	}
 	if l, ok := e.levels[2]; ok && l.Instances > 0 {
-		r.L2Resolved, r.L2Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
+		r.L2Resolved, r.L2Passed = pctCell(l.ResolvedRate(), 1), passedCell(l, 2)
 	}
 	return r
+}
+
+// passedCell is a score's % passed, "—" where it is not defined per
+// attempt.
+func passedCell(sc metrics.Score, decimals int) templates.Cell {
+	if p, ok := sc.PassedRate(); ok {
+		return pctCell(p, decimals)
+	}
+	return missing()
 }
 
 // orgs are a submission's organisations for the templates, with the logos
@@ -407,6 +433,7 @@ func (m *model) view(b *board, id string) *templates.Board {
 			!r.L1Passed.Missing || !r.L2Passed.Missing
 		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing
 		v.HasCost = v.HasCost || !r.Cost.Missing
+		v.HasAttempts = v.HasAttempts || !r.AnyResolved.Missing
 		v.Flagged = v.Flagged || len(r.Flagged) > 0
 		if e.sub.PerInstance() {
 			v.HasCI = true

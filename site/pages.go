@@ -712,7 +712,7 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 		sc := metrics.Compute(ins, s.ResultOf)
 		t.Rows = append(t.Rows, templates.RepoScoreRow{
 			Repo: repo.Name, Instances: len(ins),
-			Passed: pctCell(sc.PassedRate(), 1), Resolved: pctCell(sc.ResolvedRate(), 1),
+			Passed: passedCell(sc, 1), Resolved: pctCell(sc.ResolvedRate(), 1),
 			TokensIn: tokenCell(sc.TokensIn()), TokensOut: tokenCell(sc.TokensOut()),
 		})
 	}

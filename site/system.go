@@ -63,7 +63,7 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 			Measured:   e.sub.MeasuredTokens(),
 			Instances:  ds.SplitSize(e.sub.Split),
 			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,
-			FV: r.FV, RT: r.RT, File: r.File, Attempts: e.sub.Attempts, MeanResolved: r.MeanResolved,
+			FV: r.FV, RT: r.RT, File: r.File, Attempts: e.sub.Attempts, AnyResolved: r.AnyResolved,
 			Reported: r.Reported, Source: r.Source, Checked: e.sub.Checked,
 		}
 		sp.Links = append(sp.Links, b.fileLinks(e.sub)...)

@@ -114,10 +114,13 @@ type Board struct {
 	CompareURL string
 	ReposURL   string // this split's section of the per-repository page
 	HasLevels  bool   // the L1/L2 % resolved and % passed columns
-	HasTokens  bool
-	HasCost    bool
-	HasCI      bool
-	HasEval    bool // FeatBench's FV, RT and File% columns (per-instance results)
+	// HasAttempts: a system made several attempts per instance; the
+	// pass@k column shows, and % resolved is per attempt (pass@1).
+	HasAttempts bool
+	HasTokens   bool
+	HasCost     bool
+	HasCI       bool
+	HasEval     bool // FeatBench's FV, RT and File% columns (per-instance results)
 	// RankRanges: every ranked row has the 95% bootstrap range of its
 	// rank (Row.RankLo, RankHi), from Resamples resamples of instances.
 	RankRanges bool
@@ -176,13 +179,16 @@ type Row struct {
 	FV            Cell // % of instances whose every F2P test passed
 	RT            Cell // % of instances whose every P2P test passed
 	File          Cell // mean % of the gold patch's files the prediction touched
-	MeanResolved  Cell // % resolved per attempt, when several were made
-	Date          string
-	OpenScaffold  bool
-	OpenWeights   bool
-	Checked       bool
-	Attempts      int
-	Tags          []string
+	// AnyResolved is pass@k, % of instances resolved by any of the k
+	// attempts, when several were made: Resolved is then the mean over
+	// attempts (pass@1), which the board ranks by.
+	AnyResolved  Cell
+	Date         string
+	OpenScaffold bool
+	OpenWeights  bool
+	Checked      bool
+	Attempts     int
+	Tags         []string
 	// Flagged counts the results carrying each integrity flag, for a
 	// ranked row: a board shows them beside the name.
 	Flagged   []FlagCount
@@ -435,35 +441,35 @@ type SystemPage struct {
 
 // SystemSplit is a system's figures on one split.
 type SystemSplit struct {
-	Split        string
-	BoardURL     string
-	Date         string
-	Rank         int // 0: a reference row, not ranked
-	RankLo       int // 95% bootstrap range of the rank; 0 when none
-	RankHi       int
-	Of           int
-	Resolved     Cell
-	Passed       Cell
-	TokensIn     Cell
-	TokensOut    Cell
-	TokensN      int // instances the token means are taken over; 0 when reported
-	Cost         Cell
-	CostN        int
-	Measured     bool // tokens and cost were counted by the harness (eval infer), not reported by the agent
-	Instances    int  // instances in the split
-	L1Resolved   Cell
-	L1Passed     Cell
-	L2Resolved   Cell
-	L2Passed     Cell
-	FV           Cell
-	RT           Cell
-	File         Cell
-	Attempts     int
-	MeanResolved Cell
-	Reported     bool
-	Source       string
-	Checked      bool
-	Links        []Link // this submission's downloads and links
+	Split       string
+	BoardURL    string
+	Date        string
+	Rank        int // 0: a reference row, not ranked
+	RankLo      int // 95% bootstrap range of the rank; 0 when none
+	RankHi      int
+	Of          int
+	Resolved    Cell
+	Passed      Cell
+	TokensIn    Cell
+	TokensOut   Cell
+	TokensN     int // instances the token means are taken over; 0 when reported
+	Cost        Cell
+	CostN       int
+	Measured    bool // tokens and cost were counted by the harness (eval infer), not reported by the agent
+	Instances   int  // instances in the split
+	L1Resolved  Cell
+	L1Passed    Cell
+	L2Resolved  Cell
+	L2Passed    Cell
+	FV          Cell
+	RT          Cell
+	File        Cell
+	Attempts    int
+	AnyResolved Cell
+	Reported    bool
+	Source      string
+	Checked     bool
+	Links       []Link // this submission's downloads and links
 }
 
 // OutcomeTable is a system's result on every instance of one split.
@@ -657,6 +663,9 @@ type ComparePage struct {
 	Systems    []CompareSystem
 	Neighbours []ComparePair     // each ranked system against the next one down
 	Attempts   []CompareAttempts // systems with several attempts per instance
+	// PerAttempt: a system made several attempts per instance, and is
+	// compared on the share of them resolving each instance (pass@1).
+	PerAttempt bool
 	Data       CompareData
 }
 
@@ -668,6 +677,11 @@ type ComparePair struct {
 	RankA, RankB                        int
 	Both, OnlyA, OnlyB, Neither, Shared int
 	P                                   string // the p-value as printed
+	// Attempts: one of the two made several attempts per instance, and
+	// the cells compare each instance's share of attempts resolving it
+	// (pass@1): OnlyA is "higher for A", Both "equal, above 0"; P is the
+	// sign test's, which is McNemar's exact test on 0-or-1 outcomes.
+	Attempts bool
 }
 
 // CompareAttempts is a system's several attempts per instance: pass@k's
@@ -692,6 +706,10 @@ type CompareSystem struct {
 	URL      string `json:"url"`
 	Resolved int    `json:"resolved"`
 	Ref      bool   `json:"ref,omitempty"`
+	// Pass1 is the % resolved per attempt (pass@1) of a system with
+	// several attempts per instance; Resolved then counts the instances
+	// any attempt resolved.
+	Pass1 string `json:"pass1,omitempty"`
 }
 
 // CompareData is the compare view's data as site.js reads it.
@@ -703,6 +721,11 @@ type CompareData struct {
 	Level    []int           `json:"level"` // per instance
 	Systems  []CompareSystem `json:"systems"`
 	Outcomes []string        `json:"outcomes"` // per system, a character per instance: y resolved, n not, . no prediction
+	// Tries is, per system with several attempts per instance, "c/n"
+	// per instance (c of its n attempts resolved it; "" for no
+	// prediction), null for the others: such a system is compared on
+	// the share c/n.
+	Tries [][]string `json:"tries"`
 	// Pairs holds every two systems i < j, in the order (0,1), (0,2), …,
 	// (1,2), …: site.js shows the pair the reader picks.
 	Pairs []PairData `json:"pairs"`
@@ -717,6 +740,8 @@ type PairData struct {
 	N   [4]int `json:"n"`             // both resolved, only the first, only the second, neither
 	P   string `json:"p"`             // exact McNemar p-value as printed
 	Low bool   `json:"low,omitempty"` // p < 0.05
+	// Attempts: N compares shares of attempts (ComparePair.Attempts).
+	Attempts bool `json:"attempts,omitempty"`
 }
 
 // NotFound is the 404 page.

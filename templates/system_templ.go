@@ -1120,9 +1120,9 @@ func splitResolved(sp SystemSplit) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var40 string
-			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs("resolved in at least one of " + itoa(sp.Attempts) + " attempts; the mean over attempts is " + sp.MeanResolved.String() + "%")
+			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs("the mean over " + itoa(sp.Attempts) + " attempts per instance (pass@1); resolved by at least one attempt (pass@" + itoa(sp.Attempts) + "): " + sp.AnyResolved.String() + "%")
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/system.templ`, Line: 305, Col: 155}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/system.templ`, Line: 305, Col: 203}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 			if templ_7745c5c3_Err != nil {
@@ -1133,9 +1133,9 @@ func splitResolved(sp SystemSplit) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var41 string
-			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs("pass@" + itoa(sp.Attempts) + "; mean " + sp.MeanResolved.String())
+			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs("pass@1; pass@" + itoa(sp.Attempts) + " " + sp.AnyResolved.String())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/system.templ`, Line: 305, Col: 226}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/system.templ`, Line: 305, Col: 275}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var41))
 			if templ_7745c5c3_Err != nil {

@@ -160,9 +160,17 @@ func Result(ds *bench.Dataset, meta Meta, reps []*Report) (bench.Result, bool) {
 	}
 	if meta.Attempts > 1 {
 		res.Attempts = len(reps)
-		for _, a := range reps {
+		res.AttemptsPassed = make([]int, len(reps))
+		for i, a := range reps {
 			if a.Resolved {
 				res.AttemptsResolved++
+			}
+			if a.PatchApplied {
+				for _, id := range in.FailToPass {
+					if t, ok := a.Tests[id]; ok && t.Passed {
+						res.AttemptsPassed[i]++
+					}
+				}
 			}
 		}
 	}

@@ -304,7 +304,7 @@
       if (diffOnly) {
         var first = null, differ = false;
         for (var k = 0; k < chosen.length; k++) {
-          var y = d.outcomes[chosen[k]].charAt(i) === "y";
+          var y = share(d, chosen[k], i);
           if (first === null) first = y; else if (y !== first) { differ = true; break; }
         }
         if (!differ) continue;
@@ -313,13 +313,12 @@
     }
     // Sorting: by instance, repository, level or a system's outcome
     // (resolved, then not resolved, then no prediction).
-    var rank = { y: 2, n: 1, ".": 0 };
     if (c.key) {
       var sys = c.key.indexOf("s:") === 0 ? c.bySlug[c.key.slice(2)] : undefined;
       var val = c.key === "id" ? function (i) { return d.ids[i]; }
         : c.key === "repo" ? function (i) { return d.repos[d.repo[i]]; }
         : c.key === "level" ? function (i) { return d.level[i]; }
-        : sys !== undefined ? function (i) { return rank[d.outcomes[sys].charAt(i)]; } : null;
+        : sys !== undefined ? function (i) { var v = share(d, sys, i); return v === null ? -1 : v; } : null;
       if (val) {
         rows.sort(function (a, b) {
           var x = val(a), z = val(b);
@@ -350,7 +349,7 @@
       b.textContent = "↕";
       var a = el("a", { href: s.url }, s.name);
       th.insertBefore(a, b);
-      th.insertBefore(el("span", { "class": "sub" }, s.resolved + " resolved"), b);
+      th.insertBefore(el("span", { "class": "sub" }, s.pass1 ? "pass@1 " + s.pass1 + "%" : s.resolved + " resolved"), b);
       head.appendChild(th);
     });
     var thead = el("thead");
@@ -367,6 +366,9 @@
       tr.appendChild(el("td", { "class": "num" }, "L" + d.level[i]));
       chosen.forEach(function (k) {
         var m = marks[d.outcomes[k].charAt(i)] || marks["."];
+        var t = d.tries && d.tries[k] ? d.tries[k][i] : "";
+        // Several attempts: c of n resolved, as c/n.
+        if (t) m = [share(d, k, i) === 1 ? "yes" : share(d, k, i) > 0 ? "part" : "no", t];
         tr.appendChild(el("td", { "class": "cmp " + m[0] }, m[1]));
       });
       body.appendChild(tr);
@@ -384,6 +386,20 @@
       pager.querySelector('[data-page="next"]').disabled = c.page >= pages - 1;
     }
     return [wrap.hidden ? 0 : rows.length, n];
+  }
+
+  // share is system k's outcome on instance i as the pairs compare it:
+  // 1 or 0 with one attempt, the share of its attempts that resolved the
+  // instance with several; null without a prediction.
+  function share(d, k, i) {
+    var c = d.outcomes[k].charAt(i);
+    if (c === ".") return null;
+    var t = d.tries && d.tries[k] ? d.tries[k][i] : "";
+    if (t) {
+      var p = t.split("/");
+      return Number(p[0]) / Number(p[1]);
+    }
+    return c === "y" ? 1 : 0;
   }
 
   // breakable fills e with text that may wrap after its dots and
@@ -497,8 +513,12 @@
       d.ids.length + " instances" + (left ? "; the other " + left + " are left out." : ".")));
 
     var counts = el("dl", { "class": "pair-counts", id: "pair-counts" });
-    [["Both resolved", both, "both"], ["Only " + A.name, onlyA, "only-a"], ["Only " + B.name, onlyB, "only-b"],
-      ["Neither", neither, "neither"]].forEach(function (c) {
+    // Per attempt: the cells compare shares of attempts (see the note).
+    var labels = pr.attempts
+      ? ["Equal, above 0", "Higher for " + A.name, "Higher for " + B.name, "Neither resolved"]
+      : ["Both resolved", "Only " + A.name, "Only " + B.name, "Neither"];
+    [[labels[0], both, "both"], [labels[1], onlyA, "only-a"], [labels[2], onlyB, "only-b"],
+      [labels[3], neither, "neither"]].forEach(function (c) {
       var item = el("div");
       item.appendChild(el("dt", {}, c[0]));
       item.appendChild(el("dd", { "data-cell": c[2] }, String(c[1])));
@@ -508,23 +528,25 @@
 
     var differ = onlyA + onlyB;
     var test = differ === 0 ? "They resolved the same shared instances: there is no difference to test."
-      : "Exact McNemar test on the " + differ + " instances where they differ: p " + (pr.p.charAt(0) === "<" ? "" : "= ") + pr.p +
+      : (pr.attempts ? "Compared per attempt (the share of each system's attempts that resolved an instance). Exact sign test on the "
+        : "Exact McNemar test on the ") + differ + " instances where they differ: p " + (pr.p.charAt(0) === "<" ? "" : "= ") + pr.p +
         " (two-sided). " + (pr.low
           ? "If the two were equally good, a split at least this uneven would happen less than 5% of the time."
           : "A split at least this uneven is common between equally good systems: these instances do not tell them apart.");
     out.appendChild(el("p", { "class": "pair-test" }, test));
 
     // The instances where they differ, each linked to its page.
-    var only = [[], []], oa = d.outcomes[i], ob = d.outcomes[j];
+    var only = [[], []];
     for (var k = 0; k < d.ids.length; k++) {
-      var x = oa.charAt(k), y = ob.charAt(k);
-      if (x === "." || y === "." || x === y) continue;
-      only[x === "y" ? 0 : 1].push(k);
+      var x = share(d, i, k), y = share(d, j, k);
+      if (x === null || y === null || x === y) continue;
+      only[x > y ? 0 : 1].push(k);
     }
     [[A, only[0], "only-a"], [B, only[1], "only-b"]].forEach(function (g) {
       var det = el("details", { "class": "pair-list", "data-list": g[2] });
       if (g[1].length && g[1].length <= 50) det.open = true;
-      det.appendChild(el("summary", {}, "Resolved by " + g[0].name + " only: " + g[1].length + (g[1].length === 1 ? " instance" : " instances")));
+      var what = pr.attempts ? "Higher for " + g[0].name + ": " : "Resolved by " + g[0].name + " only: ";
+      det.appendChild(el("summary", {}, what + g[1].length + (g[1].length === 1 ? " instance" : " instances")));
       var ul = el("ul", { "class": "id-list" });
       g[1].forEach(function (k) {
         var li = el("li");
