@@ -15,8 +15,8 @@ const Z95 = 1.959963984540054
 
 // Score is what a system achieved on a set of instances.
 type Score struct {
-	Instances int     // instances in the set: the denominator
-	Predicted int     // instances with a result
+	Instances int // instances in the set: the denominator
+	Predicted int // instances with a result
 	// Resolved is the instances resolved by at least one attempt (with
 	// one attempt, the instances resolved): pass@k's count, where k is
 	// the attempts made. Boards rank by ResolvedRate, the mean over
@@ -243,7 +243,7 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 			s.FileRecalls++
 			s.fileRecall += *r.FileRecall
 		}
-		}
+	}
 	return s
 }
 
