@@ -151,6 +151,18 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"site.links[0].url"}},
 		{"collect not a table", "collect = 3\n",
 			[]string{"collect", "is an integer (3); want a table"}},
+		{"unknown key in a board", "[site]\ntitle = \"x\"\n\n[site.boards.\"featurebench\"]\ndefault_splt = \"lite\"\n",
+			[]string{`"site.boards.featurebench.default_splt"`, "unknown key", config.FileName + ":5:"}},
+		{"board key that is no dataset name", "[site.boards.\"../x\"]\ndefault_split = \"lite\"\n",
+			[]string{"site.boards.../x", "not a dataset's name", config.FileName + ":1:"}},
+		{"board split that is no split name", "[site.boards.featurebench]\ndefault_split = \"a/b\"\n",
+			[]string{"site.boards.featurebench.default_split", "not a split name", config.FileName + ":2:"}},
+		{"filter tag twice", "[site.boards.featurebench]\nfilter_tags = [\"a\", \"a\"]\n",
+			[]string{"site.boards.featurebench.filter_tags[1]", "listed twice"}},
+		{"empty filter tag", "[site.boards.featurebench]\nfilter_tags = [\" \"]\n",
+			[]string{"site.boards.featurebench.filter_tags[0]", "is empty"}},
+		{"filter tags not a list", "[site.boards.featurebench]\nfilter_tags = \"a\"\n",
+			[]string{"site.boards.featurebench.filter_tags", config.FileName + ":2:"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, c.src)

@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -309,5 +310,47 @@ func TestRepoTablesWithoutCountsSayWhy(t *testing.T) {
 	row := rowNode(t, parse(t, read(t, out, "datasets/example/v2/repos/index.html")), "featbench/textkit", "Per-repository averages")
 	if cells := find(row, func(n *html.Node) bool { return n.Data == "td" }); len(cells) == 0 || text(cells[0]) != "28" {
 		t.Errorf("the example's gold statistics lost their instance count")
+	}
+}
+
+// Filter checkboxes come from the dataset's tag vocabulary
+// (featbench.toml's filter_tags), not from whatever a submitter tags: the
+// FeatureBench boards offer its reasoning levels, the example's boards
+// none, and every other tag shows on its row as text. The boards also
+// offer each distinct model, scaffold and organisation.
+func TestBoardTagsFromVocabulary(t *testing.T) {
+	out, _ := buildShipped(t)
+	checkboxes := func(page string) []string {
+		var out []string
+		for _, in := range find(parse(t, page), func(n *html.Node) bool {
+			name, _ := attr(n, "name")
+			return n.Data == "input" && name == "tag"
+		}) {
+			v, _ := attr(in, "value")
+			out = append(out, v)
+		}
+		return out
+	}
+	fb := read(t, out, "leaderboard/featurebench/v1.0/lite/index.html")
+	if got := checkboxes(fb); fmt.Sprint(got) != "[low reasoning medium reasoning]" {
+		t.Errorf("FeatureBench lite offers tag filters %q, want its vocabulary [low reasoning medium reasoning]", got)
+	}
+	ex := read(t, out, "leaderboard/example/v2/lite/index.html")
+	if got := checkboxes(ex); len(got) != 0 {
+		t.Errorf("the example's board offers tag filters %q; its dataset defines none", got)
+	}
+	if !strings.Contains(ex, `<span class="tag">hand-written</span>`) {
+		t.Error("the example's board does not show the tag hand-written as text")
+	}
+	doc := parse(t, fb)
+	for name, want := range map[string]string{"model": "Claude Opus 4.5", "scaffold_name": "Mini-SWE-Agent", "org": "Anthropic"} {
+		sel := find(doc, func(n *html.Node) bool { v, _ := attr(n, "name"); return n.Data == "select" && v == name })
+		if len(sel) != 1 {
+			t.Errorf("FeatureBench lite has %d selects named %s, want 1", len(sel), name)
+			continue
+		}
+		if !slices.ContainsFunc(find(sel[0], func(n *html.Node) bool { return n.Data == "option" }), func(n *html.Node) bool { return text(n) == want }) {
+			t.Errorf("the %s filter does not offer %q", name, want)
+		}
 	}
 }

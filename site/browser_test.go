@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/testenv"
 	"github.com/featbench/featbench/markup"
 	"github.com/featbench/featbench/site"
@@ -76,6 +77,9 @@ resolved = "50.0"
 	})
 	fopts := fixtureOptions(t, fixture)
 	fopts.RequireLocalCharts = true
+	// Its tag vocabulary: the tags with "|" and a prefix filter; the
+	// hostile one shows as text.
+	fopts.Config.Boards = map[string]config.Board{"demo": {FilterTags: []string{"a|b", "a"}}}
 	if _, err := site.Build(ctx, fopts); err != nil {
 		t.Fatalf("building the fixture: %v", err)
 	}
@@ -525,6 +529,30 @@ func testBoardFilter(t *testing.T, b *browserTab) {
 	}
 	if len(tagged) == 0 {
 		t.Errorf("tag filter %q shows no row", tag)
+	}
+	b.do(t, "unticking the tag", chromedp.Click(chromedp.CSS(`form.filters input[name="tag"]`)))
+
+	// Model, scaffold and organisation: exactly the rows that have the
+	// value chosen, kept in the URL.
+	for _, f := range []struct{ name, attr, value string }{
+		{"model", "data-model", "Claude Opus 4.5"},
+		{"scaffold_name", "data-scaffold", "Mini-SWE-Agent"},
+		{"org", "data-orgs", "OpenHands"},
+	} {
+		b.chooseOption(t, f.name, f.value)
+		got := eval[[]string](t, b, `Array.from(document.getElementById("board").tBodies[0].rows).filter(r => !r.hidden).map(r => r.getAttribute(`+jsString(f.attr)+`))`)
+		if len(got) == 0 {
+			t.Errorf("%s=%s shows no row", f.name, f.value)
+		}
+		for _, v := range got {
+			if v != f.value && !strings.Contains(v, jsString(f.value)) {
+				t.Errorf("%s=%s shows a row with %s=%q", f.name, f.value, f.attr, v)
+			}
+		}
+		if q := b.query(t); q.Get(f.name) != f.value {
+			t.Errorf("%s=%s is not in the URL: %q", f.name, f.value, q.Encode())
+		}
+		b.chooseOption(t, f.name, "")
 	}
 }
 

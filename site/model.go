@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/metrics"
 	"github.com/featbench/featbench/templates"
 )
@@ -90,13 +91,14 @@ func (b *board) ranked() []*entry {
 
 // model is everything computed from the data once, before rendering.
 type model struct {
+	cfg    config.Site
 	data   *bench.Data
 	u      urls
 	boards []*board // by dataset, then split in manifest order
 }
 
-func newModel(data *bench.Data, u urls) (*model, error) {
-	m := &model{data: data, u: u}
+func newModel(cfg config.Site, data *bench.Data, u urls) (*model, error) {
+	m := &model{cfg: cfg, data: data, u: u}
 	for _, ds := range data.Datasets {
 		for _, sp := range ds.Splits {
 			b, err := m.newBoard(ds, sp.Name)
@@ -375,6 +377,18 @@ func (m *model) row(e *entry) templates.Row {
 	return r
 }
 
+// sortedKeys are a set's non-empty members, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // passedCell is a score's % passed, "—" where it is not defined per
 // attempt.
 func passedCell(sc metrics.Score, decimals int) templates.Cell {
@@ -421,7 +435,14 @@ func (m *model) view(b *board, id string) *templates.Board {
 	if len(b.entries) > 0 {
 		v.ReposURL = m.u.reposSplit(b.ds, b.split)
 	}
+	vocab := map[string]bool{}
+	if bc := m.cfg.Board(b.ds.Name, b.ds.Version); bc.FilterTags != nil {
+		for _, t := range bc.FilterTags {
+			vocab[t] = true
+		}
+	}
 	tags := map[string]bool{}
+	models, scaffolds, orgs := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, e := range b.entries {
 		r := e.row
 		if e.ref() {
@@ -440,13 +461,21 @@ func (m *model) view(b *board, id string) *templates.Board {
 			v.HasEval = true
 			v.CompareURL = m.u.compare(b.ds, b.split)
 		}
+		if e.ref() {
+			continue
+		}
 		for _, t := range r.Tags {
-			tags[t] = true
+			if vocab[t] {
+				tags[t] = true
+			}
+		}
+		models[r.Model] = true
+		scaffolds[r.Scaffold] = true
+		for _, o := range e.sub.Organisations {
+			orgs[o] = true
 		}
 	}
-	for t := range tags {
-		v.Tags = append(v.Tags, t)
-	}
-	sort.Strings(v.Tags)
+	v.Tags = sortedKeys(tags)
+	v.Models, v.Scaffolds, v.Orgs = sortedKeys(models), sortedKeys(scaffolds), sortedKeys(orgs)
 	return v
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -67,7 +68,7 @@ func (b *builder) nav(url string, ds *bench.Dataset) []templates.Link {
 	var items []item
 	if ds != nil {
 		items = append(items,
-			item{templates.Link{Title: "Leaderboard", URL: u.board(ds, b.repoSplit(ds))}, u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/"},
+			item{templates.Link{Title: "Leaderboard", URL: u.board(ds, b.openSplit(ds))}, u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/"},
 			item{templates.Link{Title: "Per repository", URL: u.repos(ds)}, u.repos(ds)},
 			item{templates.Link{Title: "Charts", URL: u.charts(ds)}, u.charts(ds)},
 		)
@@ -119,11 +120,17 @@ func (b *builder) home() templ.Component {
 }
 
 // headline is the board the home page shows: the configured default
-// dataset and split, else the newest dataset's first split.
+// dataset (else the dataset with the most recent ranked submission, else
+// the newest dataset), on the split it opens on (openSplit).
 func (b *builder) headline() *board {
 	var ds *bench.Dataset
 	if b.cfg.DefaultDataset != "" {
 		ds = b.data.Dataset(b.cfg.DefaultDataset)
+	}
+	if ds == nil {
+		if bd := b.latest(nil); bd != nil {
+			ds = bd.ds
+		}
 	}
 	if ds == nil && len(b.data.Datasets) > 0 {
 		ds = b.data.Datasets[len(b.data.Datasets)-1]
@@ -131,10 +138,43 @@ func (b *builder) headline() *board {
 	if ds == nil {
 		return nil
 	}
-	if bd := b.m.board(ds, b.cfg.DefaultSplit); bd != nil {
-		return bd
+	return b.m.board(ds, b.openSplit(ds))
+}
+
+// latest is the board (of ds, or of any dataset when ds is nil) with the
+// most recent ranked submission: where new systems show first. On a tie,
+// the first such board in the manifests' order; nil when no board has a
+// ranked system.
+func (b *builder) latest(ds *bench.Dataset) *board {
+	var best *board
+	var when time.Time
+	for _, bd := range b.m.boards {
+		if ds != nil && bd.ds != ds {
+			continue
+		}
+		for _, e := range bd.ranked() {
+			if best == nil || e.sub.Date.After(when) {
+				best, when = bd, e.sub.Date
+			}
+		}
 	}
-	return b.m.board(ds, ds.Splits[0].Name)
+	return best
+}
+
+// openSplit is the split a dataset's leaderboard link, and the home page
+// when it shows the dataset, open on: the one featbench.toml's
+// [site.boards] gives it, else the split with its most recent ranked
+// submission (FeatureBench's newest systems are on lite only: its full
+// board would hide them), else site.default_split where the dataset has
+// it, else its first split.
+func (b *builder) openSplit(ds *bench.Dataset) string {
+	if bc := b.cfg.Board(ds.Name, ds.Version); bc.DefaultSplit != "" && ds.Split(bc.DefaultSplit) != nil {
+		return bc.DefaultSplit
+	}
+	if bd := b.latest(ds); bd != nil {
+		return bd.split
+	}
+	return b.repoSplit(ds)
 }
 
 // changes is the dated log of leaderboard changes: submissions grouped by

@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -70,6 +72,14 @@ type Report struct {
 func (o Options) dataDir() string   { return under(o.Root, o.Config.Data) }
 func (o Options) outputDir() string { return under(o.Root, o.Config.Output) }
 
+// configPath is the featbench.toml the options were read from.
+func (o Options) configPath() string {
+	if o.ConfigPath != "" {
+		return o.ConfigPath
+	}
+	return filepath.Join(o.Root, config.FileName)
+}
+
 func (o Options) stateDir() string {
 	if o.StateDir != "" {
 		return o.StateDir
@@ -88,7 +98,56 @@ func under(root, p string) string {
 
 // Check loads and validates data/ without writing anything.
 func Check(ctx context.Context, opts Options) (*bench.Data, error) {
-	return bench.Load(ctx, opts.dataDir())
+	data, err := bench.Load(ctx, opts.dataDir())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBoards(opts, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// checkBoards checks featbench.toml's [site.boards] against data/: each
+// key names a dataset (or dataset version) there, and a default split
+// is a split of every version it applies to.
+func checkBoards(opts Options, data *bench.Data) error {
+	cfg := opts.Config
+	problem := func(field, format string, args ...any) error {
+		return config.ProblemAt(opts.configPath(), opts.ConfigBytes, field, format, args...)
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Boards)) {
+		var versions []*bench.Dataset
+		for _, ds := range data.Datasets {
+			if ds.Name == k || ds.Key() == k {
+				versions = append(versions, ds)
+			}
+		}
+		if len(versions) == 0 {
+			return problem("site.boards."+k, "names no dataset under data/datasets/ (want a name, or name/version, such as %q)", firstKey(data))
+		}
+		sp := cfg.Boards[k].DefaultSplit
+		if sp == "" {
+			continue
+		}
+		for _, ds := range versions {
+			if ds.Split(sp) == nil {
+				var names []string
+				for _, s := range ds.Splits {
+					names = append(names, s.Name)
+				}
+				return problem("site.boards."+k+".default_split", "is %q but %s has no such split (its splits: %s)", sp, ds.Key(), strings.Join(names, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+func firstKey(data *bench.Data) string {
+	if len(data.Datasets) == 0 {
+		return "name/version"
+	}
+	return data.Datasets[0].Key()
 }
 
 // textRenderer is what instance pages need of markup: statements and
@@ -157,6 +216,9 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	if err := checkBoards(opts, data); err != nil {
+		return rep, err
+	}
 	// Everything is written into a stage beside the output folder, which
 	// replaces it only once complete.
 	if err := out.stage(); err != nil {
@@ -170,7 +232,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}()
 
 	base := opts.Config.BasePath()
-	m, err := newModel(data, urls{base: base})
+	m, err := newModel(opts.Config, data, urls{base: base})
 	if err != nil {
 		return rep, err
 	}

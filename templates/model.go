@@ -127,9 +127,15 @@ type Board struct {
 	Resamples  int
 	Reported   int  // ranked systems with only reported aggregates: no ranges
 	Flagged    bool // a ranked row carries integrity flags
-	Tags       []string
-	Rows       []Row // ranked systems, best first
-	References []Row // reference rows (gold, empty): shown apart, not ranked
+	// Tags are the filter checkboxes: the tags of the dataset's
+	// vocabulary (featbench.toml's [site.boards]) that a row carries;
+	// other tags show on their rows as text only.
+	Tags []string
+	// Models, Scaffolds and Orgs are the ranked rows' distinct values,
+	// for the filters' choices.
+	Models, Scaffolds, Orgs []string
+	Rows                    []Row // ranked systems, best first
+	References              []Row // reference rows (gold, empty): shown apart, not ranked
 }
 
 // RankLabel names the ranking figure in prose.

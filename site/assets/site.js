@@ -183,6 +183,7 @@
   function applyBoard(form, table) {
     var q = value(form, "q").toLowerCase();
     var scaffold = value(form, "scaffold"), weights = value(form, "weights");
+    var model = value(form, "model"), scaffoldName = value(form, "scaffold_name"), org = value(form, "org");
     var checked = checkedValues(form, "checked").length > 0;
     var tags = checkedValues(form, "tag");
     var shown = 0, rows = table.tBodies[0].rows;
@@ -192,6 +193,13 @@
       if (scaffold && r.getAttribute("data-open-scaffold") !== (scaffold === "open" ? "yes" : "no")) ok = false;
       if (weights && r.getAttribute("data-open-weights") !== (weights === "open" ? "yes" : "no")) ok = false;
       if (checked && r.getAttribute("data-checked") !== "yes") ok = false;
+      if (model && r.getAttribute("data-model") !== model) ok = false;
+      if (scaffoldName && r.getAttribute("data-scaffold") !== scaffoldName) ok = false;
+      if (org) {
+        var orgs = [];
+        try { orgs = JSON.parse(r.getAttribute("data-orgs") || "[]"); } catch (e) { /* none */ }
+        if (orgs.indexOf(org) < 0) ok = false;
+      }
       if (tags.length) {
         var have = [];
         try { have = JSON.parse(r.getAttribute("data-tags") || "[]"); } catch (e) { /* no tags */ }
