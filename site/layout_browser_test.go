@@ -435,16 +435,16 @@ func screenshots(t *testing.T, b *browserTab, dir string, width int64) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []struct{ name, path string }{
-		{"home", browserBase}, {"board-lite", liteBoard}, {"board-example", exampleLite},
-		{"system", fbSystem}, {"system-example", exampleSystem},
-		{"charts", fbCharts}, {"charts-example", exampleCharts}, {"compare", exampleCompare},
-	} {
+	// Every page type (pageTypes), each page under its type's name.
+	seen := map[string]int{}
+	for _, pt := range pageTypes {
+		seen[pt.kind]++
+		s := struct{ name, path string }{fmt.Sprintf("%s-%d", pt.kind, seen[pt.kind]), pt.path}
 		b.open(t, s.path)
-		switch {
-		case strings.Contains(s.name, "charts"):
+		switch pt.kind {
+		case "charts":
 			b.waitChartsDrawn(t, s.path)
-		case s.name == "compare":
+		case "compare":
 			b.waitCompare(t)
 		}
 		png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))

@@ -145,7 +145,7 @@ func ComparePageView(c *ComparePage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<label><input type=\"checkbox\" name=\"diff\" value=\"1\"> only instances where they disagree</label> <output class=\"count\" aria-live=\"polite\"></output></form><noscript><p class=\"compare-hint\">The instance-by-instance table needs JavaScript. Each system's page lists its result on every instance.</p></noscript><div class=\"table-wrap\"><table id=\"compare\" class=\"compare\" data-compare-table><caption>Resolved (✓), not resolved (✗) or no prediction (·), per instance, of ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<label><input type=\"checkbox\" name=\"diff\" value=\"1\"> only instances where they disagree</label> <output class=\"count\" aria-live=\"polite\"></output></form><noscript><p class=\"compare-hint\">The instance-by-instance table needs JavaScript. Each system's page lists its result on every instance.</p></noscript><div class=\"table-wrap\"><table id=\"compare\" class=\"compare\" data-compare-table><caption><span class=\"cap\">Resolved (✓), not resolved (✗) or no prediction (·), per instance, of ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -168,7 +168,7 @@ func ComparePageView(c *ComparePage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</caption> <thead><tr><th scope=\"col\">System</th><th scope=\"col\" class=\"num\">Resolved</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</span></caption> <thead><tr><th scope=\"col\">System</th><th scope=\"col\" class=\"num\">Resolved</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -383,7 +383,7 @@ func comparePaired(c *ComparePage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(c.Neighbours) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<div class=\"table-wrap\"><table class=\"neighbours\" id=\"neighbours\"><caption>Each ranked system against the next one down, on the instances both made a prediction for</caption> <thead><tr><th scope=\"col\">Higher</th><th scope=\"col\">Lower</th><th scope=\"col\" class=\"num\">Shared</th><th scope=\"col\" class=\"num\">Both</th><th scope=\"col\" class=\"num\">Only higher</th><th scope=\"col\" class=\"num\">Only lower</th><th scope=\"col\" class=\"num\">Neither</th><th scope=\"col\" class=\"num\">McNemar p</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<div class=\"table-wrap\"><table class=\"neighbours\" id=\"neighbours\"><caption><span class=\"cap\">Each ranked system against the next one down, on the instances both made a prediction for</span></caption> <thead><tr><th scope=\"col\">Higher</th><th scope=\"col\">Lower</th><th scope=\"col\" class=\"num\">Shared</th><th scope=\"col\" class=\"num\">Both</th><th scope=\"col\" class=\"num\">Only higher</th><th scope=\"col\" class=\"num\">Only lower</th><th scope=\"col\" class=\"num\">Neither</th><th scope=\"col\" class=\"num\">McNemar p</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -595,20 +595,20 @@ func compareAttempts(c *ComparePage) templ.Component {
 			templ_7745c5c3_Var30 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "<section aria-labelledby=\"attempts\"><h2 id=\"attempts\">Several attempts</h2><p>pass@k is the chance that at least one of k attempts resolves an instance, estimated without bias from the n attempts made (Chen et al. 2021: 1 − C(n−c, k)/C(n, k) for c resolved attempts), averaged over the split's instances; a missing prediction counts as unresolved. The spread: instances resolved by every attempt, by some, by none, and the standard deviation of one attempt's % resolved across attempts, estimated from how often each instance was resolved.</p><div class=\"table-wrap\"><table class=\"attempts\" id=\"attempts-table\"><caption>pass@k and the spread across attempts, over ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "<section aria-labelledby=\"attempts\"><h2 id=\"attempts\">Several attempts</h2><p>pass@k is the chance that at least one of k attempts resolves an instance, estimated without bias from the n attempts made (Chen et al. 2021: 1 − C(n−c, k)/C(n, k) for c resolved attempts), averaged over the split's instances; a missing prediction counts as unresolved. The spread: instances resolved by every attempt, by some, by none, and the standard deviation of one attempt's % resolved across attempts, estimated from how often each instance was resolved.</p><div class=\"table-wrap\"><table class=\"attempts\" id=\"attempts-table\"><caption><span class=\"cap\">pass@k and the spread across attempts, over ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var31 string
 		templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(c.Instances))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/compare.templ`, Line: 170, Col: 76}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/compare.templ`, Line: 170, Col: 94}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, " instances</caption> <thead><tr><th scope=\"col\">System</th><th scope=\"col\" class=\"num\">Attempts</th><th scope=\"col\">pass@k, % (k = 1, 2, …)</th><th scope=\"col\" class=\"num\">By every attempt</th><th scope=\"col\" class=\"num\">By some</th><th scope=\"col\" class=\"num\">By none</th><th scope=\"col\" class=\"num\">One attempt, % resolved</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, " instances</span></caption> <thead><tr><th scope=\"col\">System</th><th scope=\"col\" class=\"num\">Attempts</th><th scope=\"col\">pass@k, % (k = 1, 2, …)</th><th scope=\"col\" class=\"num\">By every attempt</th><th scope=\"col\" class=\"num\">By some</th><th scope=\"col\" class=\"num\">By none</th><th scope=\"col\" class=\"num\">One attempt, % resolved</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -42,7 +42,7 @@ func DatasetIndexPage(d *DatasetIndex) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Datasets</h1><p class=\"lead\">Every version of the benchmark, with its splits' leaderboards and, where the instances are published here, each split's instances to download as JSONL: one instance a line, with every field the dataset holds (instance_id, repo, base_commit, problem_statement, patch, test_patch, FAIL_TO_PASS, PASS_TO_PASS and more).</p><div class=\"table-wrap\"><table data-sortable><caption>Dataset versions</caption> <thead><tr>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Datasets</h1><p class=\"lead\">Every version of the benchmark, with its splits' leaderboards and, where the instances are published here, each split's instances to download as JSONL: one instance a line, with every field the dataset holds (instance_id, repo, base_commit, problem_statement, patch, test_patch, FAIL_TO_PASS, PASS_TO_PASS and more).</p><div class=\"table-wrap\"><table data-sortable><caption><span class=\"cap\">Dataset versions</span></caption> <thead><tr>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -547,14 +547,14 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, " <h2>Splits</h2><div class=\"table-wrap\"><table><caption>Splits of ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, " <h2>Splits</h2><div class=\"table-wrap\"><table><caption><span class=\"cap\">Splits of ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var32 string
 			templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(d.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 89, Col: 32}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 89, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 			if templ_7745c5c3_Err != nil {
@@ -567,7 +567,7 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 			var templ_7745c5c3_Var33 string
 			templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(d.Version)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 89, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 89, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 			if templ_7745c5c3_Err != nil {
@@ -580,13 +580,13 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 			var templ_7745c5c3_Var34 string
 			templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(d.RankLabel)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 89, Col: 84}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 89, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "</caption> <thead><tr><th scope=\"col\">Split</th><th scope=\"col\" class=\"num\">Instances</th><th scope=\"col\" class=\"num\">Ranked systems</th><th scope=\"col\">Description</th><th scope=\"col\">Links</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "</span></caption> <thead><tr><th scope=\"col\">Split</th><th scope=\"col\" class=\"num\">Instances</th><th scope=\"col\" class=\"num\">Ranked systems</th><th scope=\"col\">Description</th><th scope=\"col\">Links</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -772,7 +772,7 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "</tbody></table></div><h2 id=\"repositories\">Repositories</h2><div class=\"table-wrap\"><table><caption>The repositories the tasks come from</caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\">Source</th><th scope=\"col\">License</th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "</tbody></table></div><h2 id=\"repositories\">Repositories</h2><div class=\"table-wrap\"><table><caption><span class=\"cap\">The repositories the tasks come from</span></caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\">Source</th><th scope=\"col\">License</th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -958,14 +958,14 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "</select></label> <label>Level <select name=\"level\"><option value=\"\">any</option> <option value=\"1\">L1</option> <option value=\"2\">L2</option></select></label> <output class=\"count\" aria-live=\"polite\"></output></form><div class=\"table-wrap\"><table id=\"instances\" class=\"instances\" data-sortable><caption>Instances of ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "</select></label> <label>Level <select name=\"level\"><option value=\"\">any</option> <option value=\"1\">L1</option> <option value=\"2\">L2</option></select></label> <output class=\"count\" aria-live=\"polite\"></output></form><div class=\"table-wrap\"><table id=\"instances\" class=\"instances\" data-sortable><caption><span class=\"cap\">Instances of ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var54 string
 				templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(d.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 201, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 201, Col: 54}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var54))
 				if templ_7745c5c3_Err != nil {
@@ -978,13 +978,13 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 				var templ_7745c5c3_Var55 string
 				templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(d.Version)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 201, Col: 50}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/dataset.templ`, Line: 201, Col: 68}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "</caption> <thead><tr>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "</span></caption> <thead><tr>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1412,7 +1412,7 @@ func collectionSection(c *CollectionInfo) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 122, "): each test file that passes fully is a candidate; its tests are traced, the code they reach is masked, and the masked codebase is verified in fresh containers at level 1 and level 2. Test files and candidates count files; masked, verified and kept count instances, both levels together.</p><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"From test files to instances, per repository\"><table><caption>From test files to instances, per repository</caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\" class=\"num\">Test files</th><th scope=\"col\" class=\"num\">Passing</th><th scope=\"col\" class=\"num\">Candidates</th><th scope=\"col\" class=\"num\">Traced</th><th scope=\"col\" class=\"num\">Classified</th><th scope=\"col\" class=\"num\">With P2P</th><th scope=\"col\" class=\"num\">Masked</th><th scope=\"col\" class=\"num\">Verified</th><th scope=\"col\" class=\"num\">Kept</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 122, "): each test file that passes fully is a candidate; its tests are traced, the code they reach is masked, and the masked codebase is verified in fresh containers at level 1 and level 2. Test files and candidates count files; masked, verified and kept count instances, both levels together.</p><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"From test files to instances, per repository\"><table><caption><span class=\"cap\">From test files to instances, per repository</span></caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\" class=\"num\">Test files</th><th scope=\"col\" class=\"num\">Passing</th><th scope=\"col\" class=\"num\">Candidates</th><th scope=\"col\" class=\"num\">Traced</th><th scope=\"col\" class=\"num\">Classified</th><th scope=\"col\" class=\"num\">With P2P</th><th scope=\"col\" class=\"num\">Masked</th><th scope=\"col\" class=\"num\">Verified</th><th scope=\"col\" class=\"num\">Kept</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1562,7 +1562,7 @@ func collectionSection(c *CollectionInfo) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 136, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Why candidates and instances were dropped\"><table class=\"drops\"><caption>Why candidates and instances were dropped</caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\">Stage</th><th scope=\"col\" class=\"num\">Dropped</th><th scope=\"col\">Reason</th><th scope=\"col\">Test files</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 136, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Why candidates and instances were dropped\"><table class=\"drops\"><caption><span class=\"cap\">Why candidates and instances were dropped</span></caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\">Stage</th><th scope=\"col\" class=\"num\">Dropped</th><th scope=\"col\">Reason</th><th scope=\"col\">Test files</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

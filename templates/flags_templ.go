@@ -175,7 +175,7 @@ func flagSummary(flags []FlagCount) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if len(flags) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<h2 id=\"flags\">Integrity flags</h2> <div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Integrity flags by split\"><table class=\"compact flag-counts\"><caption>Results whose prediction carries each integrity flag, by split</caption> <thead><tr><th scope=\"col\">Flag</th><th scope=\"col\">Meaning</th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<h2 id=\"flags\">Integrity flags</h2> <div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Integrity flags by split\"><table class=\"compact flag-counts\"><caption><span class=\"cap\">Results whose prediction carries each integrity flag, by split</span></caption> <thead><tr><th scope=\"col\">Flag</th><th scope=\"col\">Meaning</th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

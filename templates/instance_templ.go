@@ -302,7 +302,7 @@ func InstancePageView(in *InstancePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</article><h2>Gold statistics</h2><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Gold statistics\"><table class=\"compact\"><caption>Size of the gold solution and its tests</caption> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</article><h2>Gold statistics</h2><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Gold statistics\"><table class=\"compact\"><caption><span class=\"cap\">Size of the gold solution and its tests</span></caption> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -454,7 +454,7 @@ func InstancePageView(in *InstancePage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<p class=\"footnote\">Every system evaluated on a split that holds this instance, once per split. “Resolved by” above counts each ranked system once; reference rows are not counted, and a system without a prediction counts as not resolving it.</p><div class=\"table-wrap\"><table data-sortable><caption>Systems evaluated on this instance</caption> <thead><tr>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<p class=\"footnote\">Every system evaluated on a split that holds this instance, once per split. “Resolved by” above counts each ranked system once; reference rows are not counted, and a system without a prediction counts as not resolving it.</p><div class=\"table-wrap\"><table data-sortable><caption><span class=\"cap\">Systems evaluated on this instance</span></caption> <thead><tr>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

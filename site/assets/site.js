@@ -691,6 +691,39 @@
     });
   }
 
+  // A table wider than its box says so above it: on a phone a board
+  // shows its main figures, and the other columns scroll. Kept up to date
+  // as the table changes width (all columns, filters, a redraw) or the
+  // window does.
+  function scrollCue(wrap) {
+    var cue = wrap.previousElementSibling;
+    if (!cue || !cue.classList.contains("scroll-cue")) {
+      cue = el("p", { "class": "scroll-cue", "aria-hidden": "true" }, "More columns: scroll the table sideways →");
+      wrap.parentNode.insertBefore(cue, wrap);
+    }
+    cue.hidden = wrap.hidden || wrap.scrollWidth <= wrap.clientWidth + 1;
+  }
+  function initScrollCues() {
+    var wraps = document.querySelectorAll(".table-wrap");
+    wraps.forEach(scrollCue);
+    if (window.ResizeObserver) {
+      var ro = new ResizeObserver(function (entries) {
+        entries.forEach(function (e) {
+          var wrap = e.target.classList.contains("table-wrap") ? e.target : e.target.closest(".table-wrap");
+          if (wrap) scrollCue(wrap);
+        });
+      });
+      wraps.forEach(function (w) {
+        ro.observe(w);
+        // The table, and what replaces its body (the compare view).
+        var t = w.querySelector("table");
+        if (t) ro.observe(t);
+      });
+    } else {
+      window.addEventListener("resize", function () { wraps.forEach(scrollCue); });
+    }
+  }
+
   function ready() {
     document.querySelectorAll("form.filters").forEach(initFilter);
     document.querySelectorAll("table[data-sortable]").forEach(function (t) {
@@ -713,6 +746,7 @@
     }
     initCopy();
     initPair();
+    initScrollCues();
     drawCharts();
     window.addEventListener("resize", function () { charts.forEach(function (c) { c.resize(); }); });
   }
