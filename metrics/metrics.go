@@ -40,6 +40,10 @@ type Score struct {
 	// applied, whose every F2P test passed (feature validation), whose
 	// every P2P test passed (regression tests).
 	Applied, FeatureValid, RegressionFree int
+	// RTInstances are the instances RT% is over: level 1 instances with
+	// pass-to-pass tests (level 2 builds from scratch, and the
+	// repository's tests are not run there).
+	RTInstances int
 	fileRecall                            float64
 	FileRecalls                           int // results that report file_recall
 	fileInstances                         int // instances File% is a mean over
@@ -54,16 +58,25 @@ func (s Score) rate(n int) float64 {
 	return float64(n) / float64(s.Instances)
 }
 
-// AppliedRate, FVRate and RTRate are FeatBench's Applied%, FV% and RT%
-// as fractions: shares of all the set's instances (a missing prediction
-// counts as failing each).
+// AppliedRate and FVRate are FeatBench's Applied% and FV% as fractions:
+// shares of all the set's instances (a missing prediction counts as
+// failing each). RTRate is over fewer instances.
 func (s Score) AppliedRate() float64 { return s.rate(s.Applied) }
 
 // FVRate: see AppliedRate.
 func (s Score) FVRate() float64 { return s.rate(s.FeatureValid) }
 
-// RTRate: see AppliedRate.
-func (s Score) RTRate() float64 { return s.rate(s.RegressionFree) }
+// RTRate is FeatBench's RT%, regression tests: the share of the
+// instances whose pass-to-pass tests are run (RTInstances) where the patch
+// applied and every one of them passed. ok is false when the set has no
+// such instance: level 2 runs none, and counting its instances as passing
+// made an empty patch score 50%.
+func (s Score) RTRate() (rate float64, ok bool) {
+	if s.RTInstances == 0 {
+		return 0, false
+	}
+	return float64(s.RegressionFree) / float64(s.RTInstances), true
+}
 
 // FileRate is FeatBench's File%, file-level localisation: the mean over
 // the set's instances of the share of the gold patch's files the
@@ -202,6 +215,10 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 		if in.Level != 2 || (r != nil && r.FileRecall != nil) {
 			s.fileInstances++
 		}
+		rt := in.Level != 2 && len(in.PassToPass) > 0
+		if rt {
+			s.RTInstances++
+		}
 		if r == nil {
 			continue
 		}
@@ -235,7 +252,7 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 			if len(r.F2PPassed) == len(in.FailToPass) && len(r.F2PFailed) == 0 {
 				s.FeatureValid++
 			}
-			if len(r.P2PPassed) == len(in.PassToPass) && len(r.P2PFailed) == 0 {
+			if rt && len(r.P2PPassed) == len(in.PassToPass) && len(r.P2PFailed) == 0 {
 				s.RegressionFree++
 			}
 		}

@@ -334,13 +334,21 @@ func TestFeatBenchFigures(t *testing.T) {
 	}
 	s := metrics.Compute(ins, func(in *bench.Instance) *bench.Result { return results[in.InstanceID] })
 	file, ok := s.FileRate()
+	rt, rtOK := s.RTRate()
+	if !rtOK || s.RTInstances != 2 {
+		t.Errorf("RT is over %d instances (ok %v), want a and b: level 2 and instances without pass-to-pass tests run none", s.RTInstances, rtOK)
+	}
+	// Level 2 alone, or no pass-to-pass tests: RT says nothing.
+	if r, ok := metrics.Compute(ins[4:], func(in *bench.Instance) *bench.Result { return results[in.InstanceID] }).RTRate(); ok {
+		t.Errorf("RT over level 2 instances = %v, ok; want not defined", r)
+	}
 	for _, c := range []struct {
 		name      string
 		got, want float64
 	}{
 		{"applied", s.AppliedRate(), 3.0 / 6},
 		{"FV", s.FVRate(), 3.0 / 6},
-		{"RT", s.RTRate(), 2.0 / 6},
+		{"RT over the level 1 instances with pass-to-pass tests (a, b)", rt, 1.0 / 2},
 		{"File", file, 1.5 / 4},
 		{"resolved by any attempt (pass@3)", s.AnyResolvedRate(), 2.0 / 6},
 		{"resolved, mean over 3 attempts (pass@1)", s.ResolvedRate(), 5.0 / 18},

@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -352,5 +353,43 @@ func TestBoardTagsFromVocabulary(t *testing.T) {
 		if !slices.ContainsFunc(find(sel[0], func(n *html.Node) bool { return n.Data == "option" }), func(n *html.Node) bool { return text(n) == want }) {
 			t.Errorf("the %s filter does not offer %q", name, want)
 		}
+	}
+}
+
+// RT % is over the instances whose pass-to-pass tests run: the example's
+// empty patch scored 50% because level 1 passes them untouched and level
+// 2 runs none; it now shows "—" (every prediction empty), and the gold
+// patch 100% over the level 1 instances alone.
+func TestRTOverLevel1(t *testing.T) {
+	out, _ := buildShipped(t)
+	var doc struct {
+		Rows []struct {
+			System string   `json:"system"`
+			RT     *float64 `json:"rt_pct"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/example/v2/lite/board.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, r := range doc.Rows {
+		switch r.System {
+		case "Empty patch":
+			seen++
+			if r.RT != nil {
+				t.Errorf("the empty patch's RT %% is %v, want none (—)", *r.RT)
+			}
+		case "Gold patch":
+			seen++
+			if r.RT == nil || *r.RT != 100 {
+				t.Errorf("the gold patch's RT %% is %v, want 100", r.RT)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("board.json of example v2 lite lacks the gold or empty row")
+	}
+	if page := read(t, out, "leaderboard/example/v2/lite/index.html"); !strings.Contains(page, "Level 2 instances are left out") {
+		t.Error("the board does not say what RT % is over")
 	}
 }

@@ -358,7 +358,13 @@ func (m *model) row(e *entry) templates.Row {
 	r.TokensN = sc.TokenResults()
 	r.Cost = costCell(sc.Cost())
 	r.CostN = sc.Costs
-	r.FV, r.RT = pctCell(sc.FVRate(), 1), pctCell(sc.RTRate(), 1)
+	r.FV, r.RT = pctCell(sc.FVRate(), 1), missing()
+	// RT % is over the level 1 instances with pass-to-pass tests; it
+	// says nothing of a row whose every prediction is empty (nothing
+	// changed, nothing to regress).
+	if rt, ok := sc.RTRate(); ok && !allEmpty(s) {
+		r.RT = pctCell(rt, 1)
+	}
 	r.File = missing()
 	if f, ok := sc.FileRate(); ok {
 		r.File = pctCell(f, 1)
@@ -387,6 +393,17 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// allEmpty reports whether every one of a submission's predictions is
+// empty, as the empty-patch baseline's are.
+func allEmpty(s *bench.Submission) bool {
+	for i := range s.Results {
+		if !emptyPrediction(&s.Results[i]) {
+			return false
+		}
+	}
+	return len(s.Results) > 0
 }
 
 // passedCell is a score's % passed, "—" where it is not defined per

@@ -1069,8 +1069,13 @@ func TestDatasetPageShowsHowItWasBuilt(t *testing.T) {
 			if sec == nil {
 				t.Fatal("no \"how this dataset was built\" section")
 			}
-			if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 12 9 8 8 7 6 12 5 2" {
+			// The unit changes in the funnel itself: files up to "With
+			// P2P", instances (two levels a file) from "Masked" on.
+			if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 12 9 8 8 7 6 files 12 instances 5 2" {
 				t.Errorf("funnel row = %q", got)
+			}
+			if head := text(tableWithCaption(t, doc, "From test files")); !strings.Contains(head, "Instances: up to two per file, one per level") {
+				t.Errorf("the funnel does not say where files become instances: %q", head)
 			}
 			drops := text(tableWithCaption(t, doc, "Why candidates"))
 			for _, want := range []string{

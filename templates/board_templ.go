@@ -739,7 +739,7 @@ func boardTableBody(b *Board) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = sortHead("rt", "num", "RT %", "regression tests: % of instances whose every pass-to-pass test passed", "more", false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = sortHead("rt", "num", "RT %", "regression tests: % of the level 1 instances with pass-to-pass tests whose every one passed (level 2 runs none)", "more", false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1948,7 +1948,7 @@ func columnLegend(levels, eval, more bool) templ.Component {
 				}
 			}
 			if eval {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 172, "<dt>FV %</dt><dd>feature validation: % of instances whose every fail-to-pass test passed.</dd><dt>RT %</dt><dd>regression tests: % of instances whose every pass-to-pass test passed.</dd><dt>File %</dt><dd>file-level localisation: mean % of the gold patch's files the prediction touched, over level 1 instances.</dd>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 172, "<dt>FV %</dt><dd>feature validation: % of instances whose every fail-to-pass test passed.</dd><dt>RT %</dt><dd>regression tests: % of the level 1 instances with pass-to-pass tests where the patch applied and every one of them passed. Level 2 instances are left out: built from scratch, they run no pass-to-pass test. — where the split has no such instance, or every prediction is empty (an empty patch breaks nothing, and the figure would say nothing).</dd><dt>File %</dt><dd>file-level localisation: mean % of the gold patch's files the prediction touched, over level 1 instances.</dd>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -282,7 +282,7 @@ func SystemPageView(s *SystemPage) templ.Component {
 				}
 			}
 			if s.HasEval {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<th scope=\"col\" class=\"num\" title=\"feature validation: instances whose every fail-to-pass test passed\">FV %</th><th scope=\"col\" class=\"num\" title=\"regression tests: instances whose every pass-to-pass test passed\">RT %</th><th scope=\"col\" class=\"num\" title=\"file-level localisation: mean share of the gold patch's files the prediction touched\">File %</th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<th scope=\"col\" class=\"num\" title=\"feature validation: instances whose every fail-to-pass test passed\">FV %</th><th scope=\"col\" class=\"num\" title=\"regression tests: % of the level 1 instances with pass-to-pass tests whose every one passed (level 2 runs none)\">RT %</th><th scope=\"col\" class=\"num\" title=\"file-level localisation: mean share of the gold patch's files the prediction touched\">File %</th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
