@@ -43,10 +43,10 @@ type Score struct {
 	// RTInstances are the instances RT% is over: level 1 instances with
 	// pass-to-pass tests (level 2 builds from scratch, and the
 	// repository's tests are not run there).
-	RTInstances int
-	fileRecall                            float64
-	FileRecalls                           int // results that report file_recall
-	fileInstances                         int // instances File% is a mean over
+	RTInstances   int
+	fileRecall    float64
+	FileRecalls   int // results that report file_recall
+	fileInstances int // instances File% is a mean over
 
 }
 
