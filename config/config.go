@@ -101,6 +101,10 @@ type Board struct {
 	// FilterTags are the submitters' tags the boards offer as filter
 	// checkboxes; other tags show as text only. None when left out.
 	FilterTags []string `toml:"filter_tags"`
+	// Marks explain what a system's name carries beside scaffold and
+	// model, such as FeatureBench's "(routing)" or "(mock)": the text as
+	// it appears in names, and what it means. Boards footnote them.
+	Marks map[string]string `toml:"marks"`
 }
 
 // Board returns the configuration of a dataset version's boards: the
@@ -117,6 +121,12 @@ func (s Site) Board(name, version string) Board {
 		}
 		if e.FilterTags != nil {
 			b.FilterTags = e.FilterTags
+		}
+		for m, why := range e.Marks {
+			if b.Marks == nil {
+				b.Marks = map[string]string{}
+			}
+			b.Marks[m] = why
 		}
 	}
 	return b
@@ -292,6 +302,15 @@ func (c *checker) checkBoards(s *Site) {
 				c.add(f, "%q is listed twice", t)
 			}
 			seen[t] = true
+		}
+		for _, m := range sortedNames(b.Marks) {
+			f := key + ".marks." + m
+			switch why := b.Marks[m]; {
+			case strings.TrimSpace(m) == "" || len(m) > 64 || strings.ContainsAny(m, "\n\r\t"):
+				c.add(f, "%q is not a mark: one line of at most 64 bytes, as system names carry it", m)
+			case strings.TrimSpace(why) == "" || len(why) > 1000:
+				c.add(f, "wants an explanation of 1 to 1000 bytes")
+			}
 		}
 	}
 }

@@ -161,6 +161,8 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"site.boards.featurebench.filter_tags[1]", "listed twice"}},
 		{"empty filter tag", "[site.boards.featurebench]\nfilter_tags = [\" \"]\n",
 			[]string{"site.boards.featurebench.filter_tags[0]", "is empty"}},
+		{"mark without an explanation", "[site.boards.featurebench.marks]\n\"(mock)\" = \"\"\n",
+			[]string{"site.boards.featurebench.marks.(mock)", "wants an explanation"}},
 		{"filter tags not a list", "[site.boards.featurebench]\nfilter_tags = \"a\"\n",
 			[]string{"site.boards.featurebench.filter_tags", config.FileName + ":2:"}},
 	} {

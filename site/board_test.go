@@ -393,3 +393,49 @@ func TestRTOverLevel1(t *testing.T) {
 		t.Error("the board does not say what RT % is over")
 	}
 }
+
+// Marks are explained where they show: "(routing)" and "(mock)" in
+// FeatureBench's names carry a note the board explains (and the system
+// page), logos show only on a board whose every organisation has one
+// (the example's, whose systems are all FeatBench's; not FeatureBench's),
+// and the checked mark says what it is in words, on reference rows too.
+func TestBoardMarksExplained(t *testing.T) {
+	out, _ := buildShipped(t)
+	fb := read(t, out, "leaderboard/featurebench/v1.0/lite/index.html")
+	doc := parse(t, fb)
+	legend := map[string]string{}
+	for _, dt := range find(doc, func(n *html.Node) bool { id, _ := attr(n, "id"); return n.Data == "dt" && strings.HasPrefix(id, "board-mark-") }) {
+		id, _ := attr(dt, "id")
+		legend[id] = text(dt)
+	}
+	for _, mark := range []string{"(routing)", "(mock)"} {
+		var id string
+		for k, v := range legend {
+			if strings.Contains(v, mark) {
+				id = k
+			}
+		}
+		if id == "" {
+			t.Errorf("the FeatureBench board does not explain %s: legend %q", mark, legend)
+			continue
+		}
+		refs := find(doc, func(n *html.Node) bool { h, _ := attr(n, "href"); return n.Data == "a" && h == "#"+id })
+		if len(refs) == 0 {
+			t.Errorf("no row refers to the note on %s", mark)
+		}
+	}
+	if strings.Contains(fb, `class="logo"`) {
+		t.Error("the FeatureBench board shows a logo although its organisations have none")
+	}
+	ex := read(t, out, "leaderboard/example/v2/lite/index.html")
+	if !strings.Contains(ex, `class="logo"`) || !strings.Contains(ex, "every organisation on this board has one") {
+		t.Error("the example's board, whose every organisation has a logo, does not show them and say why")
+	}
+	if !strings.Contains(ex, `<span class="checked-mark" title="re-run and checked by the maintainers">✓ checked</span>`) {
+		t.Error("the checked mark on the example's reference rows does not say what it is")
+	}
+	sys := text(parse(t, read(t, out, "datasets/featurebench/v1.0/systems/claude-code-routing_claude-opus-4.5/index.html")))
+	if !strings.Contains(sys, "(routing)Claude Code as it ships") && !strings.Contains(sys, "(routing) Claude Code as it ships") {
+		t.Errorf("the system page of Claude Code (routing) does not explain the mark")
+	}
+}

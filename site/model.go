@@ -2,6 +2,8 @@ package site
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -490,6 +492,29 @@ func (m *model) view(b *board, id string) *templates.Board {
 		scaffolds[r.Scaffold] = true
 		for _, o := range e.sub.Organisations {
 			orgs[o] = true
+		}
+	}
+	// Marks in names, numbered in the order the board first shows them;
+	// logos only when every organisation on the board has one.
+	marks := m.cfg.Board(b.ds.Name, b.ds.Version).Marks
+	number := map[string]int{}
+	v.Logos = true
+	for _, rows := range [][]templates.Row{v.Rows, v.References} {
+		for i := range rows {
+			r := &rows[i]
+			for _, text := range slices.Sorted(maps.Keys(marks)) {
+				if !strings.Contains(r.Name, text) {
+					continue
+				}
+				if number[text] == 0 {
+					number[text] = len(number) + 1
+					v.Marks = append(v.Marks, templates.Mark{N: number[text], Text: text, Explanation: marks[text]})
+				}
+				r.Marks = append(r.Marks, templates.Mark{N: number[text], Text: text, Explanation: marks[text]})
+			}
+			for _, o := range r.Orgs {
+				v.Logos = v.Logos && o.LogoURL != ""
+			}
 		}
 	}
 	v.Tags = sortedKeys(tags)

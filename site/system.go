@@ -1,6 +1,7 @@
 package site
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,12 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 		Dataset: ds.DisplayName(), DatasetURL: u.dataset(ds),
 	}
 	s.Links = submissionLinks(latest, "")
+	marks := b.cfg.Board(ds.Name, ds.Version).Marks
+	for _, text := range slices.Sorted(maps.Keys(marks)) {
+		if strings.Contains(s.Name, text) {
+			s.Marks = append(s.Marks, templates.Mark{N: len(s.Marks) + 1, Text: text, Explanation: marks[text]})
+		}
+	}
 	var results [][]bench.Result
 	var subs []*bench.Submission
 	for _, e := range entries {

@@ -134,8 +134,15 @@ type Board struct {
 	// Models, Scaffolds and Orgs are the ranked rows' distinct values,
 	// for the filters' choices.
 	Models, Scaffolds, Orgs []string
-	Rows                    []Row // ranked systems, best first
-	References              []Row // reference rows (gold, empty): shown apart, not ranked
+	// Marks are the marks the rows' names carry, explained under the
+	// board and numbered as the rows refer to them.
+	Marks []Mark
+	// Logos: every organisation on the board has a logo, and the rows
+	// show them; otherwise none does, so that no system stands out for
+	// having one.
+	Logos      bool
+	Rows       []Row // ranked systems, best first
+	References []Row // reference rows (gold, empty): shown apart, not ranked
 }
 
 // RankLabel names the ranking figure in prose.
@@ -144,6 +151,15 @@ func (b *Board) RankLabel() string {
 		return "% passed"
 	}
 	return "% resolved"
+}
+
+// Mark is something a system's name carries beside its scaffold and
+// model, such as "(routing)", with what it means (featbench.toml's
+// [site.boards] marks); N numbers it on its board.
+type Mark struct {
+	N           int
+	Text        string
+	Explanation string
 }
 
 // Org is an organisation behind a system, with its logo when data/ has one.
@@ -195,6 +211,7 @@ type Row struct {
 	Checked      bool
 	Attempts     int
 	Tags         []string
+	Marks        []Mark // the marks its name carries
 	// Flagged counts the results carrying each integrity flag, for a
 	// ranked row: a board shows them beside the name.
 	Flagged   []FlagCount
@@ -418,6 +435,7 @@ type RepoScoreRow struct {
 type SystemPage struct {
 	Page
 	Name          string
+	Marks         []Mark // what its name carries beside scaffold and model, explained
 	Scaffold      string
 	Model         string
 	Organisations string
