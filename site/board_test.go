@@ -404,7 +404,10 @@ func TestBoardMarksExplained(t *testing.T) {
 	fb := read(t, out, "leaderboard/featurebench/v1.0/lite/index.html")
 	doc := parse(t, fb)
 	legend := map[string]string{}
-	for _, dt := range find(doc, func(n *html.Node) bool { id, _ := attr(n, "id"); return n.Data == "dt" && strings.HasPrefix(id, "board-mark-") }) {
+	for _, dt := range find(doc, func(n *html.Node) bool {
+		id, _ := attr(n, "id")
+		return n.Data == "dt" && strings.HasPrefix(id, "board-mark-")
+	}) {
 		id, _ := attr(dt, "id")
 		legend[id] = text(dt)
 	}
