@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/featbench/featbench/metrics"
 	"github.com/featbench/featbench/site"
 )
 
@@ -442,3 +444,50 @@ func TestBoardMarksExplained(t *testing.T) {
 		t.Errorf("the system page of Claude Code (routing) does not explain the mark")
 	}
 }
+
+// What readers of other boards rely on: each row links its per-instance
+// results (now published beside its system page), logs and trajectories
+// where it has them; a reported row has an interval too, derived from
+// its published rate and the split's size and marked so.
+func TestBoardRowsLinkAndDerive(t *testing.T) {
+	out, _ := buildShipped(t)
+	page := read(t, out, "leaderboard/example/v2/lite/index.html")
+	for _, href := range []string{
+		"/featbench/datasets/example/v2/systems/tiny-agent/lite/results.jsonl",
+		"/featbench/datasets/example/v2/systems/tiny-agent/lite/logs.tar.gz",
+	} {
+		if !strings.Contains(page, `href="`+href+`"`) {
+			t.Errorf("the example's board does not link %s from its row", href)
+		}
+	}
+	raw := read(t, out, "datasets/example/v2/systems/tiny-agent/lite/results.jsonl")
+	if want, _ := os.ReadFile("../data/submissions/example/v2/lite/20261123_tiny-agent/results.jsonl"); raw != string(want) {
+		t.Error("the published results.jsonl is not the submission's")
+	}
+	var doc struct {
+		Rows []struct {
+			System   string   `json:"system"`
+			Resolved *float64 `json:"resolved_pct"`
+			Lo       *float64 `json:"resolved_ci95_low"`
+			Hi       *float64 `json:"resolved_ci95_high"`
+			Derived  bool     `json:"resolved_ci95_derived"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/featurebench/v1.0/lite/board.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Rows {
+		if r.Resolved == nil {
+			continue
+		}
+		lo, hi := metrics.WilsonRate(*r.Resolved/100, 30, metrics.Z95)
+		if r.Lo == nil || r.Hi == nil || !r.Derived || *r.Lo != round1(lo*100) || *r.Hi != round1(hi*100) {
+			t.Errorf("%s: reported %v%% of 30 has interval %v–%v (derived %v), want %.1f–%.1f derived", r.System, *r.Resolved, r.Lo, r.Hi, r.Derived, lo*100, hi*100)
+		}
+	}
+	if !strings.Contains(read(t, out, "leaderboard/featurebench/v1.0/lite/index.html"), "derived</span>") {
+		t.Error("the FeatureBench board does not mark its intervals as derived")
+	}
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }

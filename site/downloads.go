@@ -31,6 +31,7 @@ type boardRecord struct {
 	Resolved      *float64 `json:"resolved_pct"`
 	ResolvedLow   *float64 `json:"resolved_ci95_low"`
 	ResolvedHigh  *float64 `json:"resolved_ci95_high"`
+	CIDerived     bool     `json:"resolved_ci95_derived"` // from a reported rate and the split's size, not from results
 	Passed        *float64 `json:"passed_pct"`
 	L1Resolved    *float64 `json:"l1_resolved_pct"`
 	L1Passed      *float64 `json:"l1_passed_pct"`
@@ -58,7 +59,7 @@ type boardRecord struct {
 
 // boardColumns are the CSV header, in boardRecord's order.
 var boardColumns = []string{"rank", "rank_ci95_low", "rank_ci95_high", "reference", "system", "slug", "scaffold", "model", "organisations",
-	"resolved_pct", "resolved_ci95_low", "resolved_ci95_high", "passed_pct",
+	"resolved_pct", "resolved_ci95_low", "resolved_ci95_high", "resolved_ci95_derived", "passed_pct",
 	"l1_resolved_pct", "l1_passed_pct", "l2_resolved_pct", "l2_passed_pct", "fv_pct", "rt_pct", "file_pct",
 	"tokens_in", "tokens_out", "cost_per_instance", "results_with_tokens", "results_with_cost",
 	"date", "open_scaffold", "open_weights", "checked", "attempts", "pass_at_k_pct", "tags", "reported", "source", "url"}
@@ -110,7 +111,7 @@ func records(v *templates.Board, absolute func(string) string) []boardRecord {
 		}
 		if r.HasCI {
 			lo, hi := r.ResolvedLo, r.ResolvedHi
-			rec.ResolvedLow, rec.ResolvedHigh = &lo, &hi
+			rec.ResolvedLow, rec.ResolvedHigh, rec.CIDerived = &lo, &hi, r.CIDerived
 		}
 		if !r.Reported {
 			tn, cn := r.TokensN, r.CostN
@@ -151,7 +152,7 @@ func boardCSV(v *templates.Board, absolute func(string) string) ([]byte, error) 
 	for _, r := range records(v, absolute) {
 		row := []string{i(r.Rank), i(r.RankLow), i(r.RankHigh), strconv.FormatBool(r.Reference), text(r.System), text(r.Slug), text(r.Scaffold), text(r.Model),
 			text(strings.Join(r.Organisations, "; ")),
-			f(r.Resolved), f(r.ResolvedLow), f(r.ResolvedHigh), f(r.Passed),
+			f(r.Resolved), f(r.ResolvedLow), f(r.ResolvedHigh), strconv.FormatBool(r.CIDerived), f(r.Passed),
 			f(r.L1Resolved), f(r.L1Passed), f(r.L2Resolved), f(r.L2Passed), f(r.FV), f(r.RT), f(r.File),
 			f(r.TokensIn), f(r.TokensOut), f(r.Cost), i(r.TokensN), i(r.CostN),
 			r.Date, strconv.FormatBool(r.OpenScaffold), strconv.FormatBool(r.OpenWeights), strconv.FormatBool(r.Checked),

@@ -325,10 +325,19 @@ func (m *model) row(e *entry) templates.Row {
 		File:          missing(),
 		AnyResolved:   missing(),
 	}
+	r.Links = m.rowLinks(s)
 	if rep := s.Reported; rep != nil {
 		r.Reported = true
 		r.Source = rep.Source
 		r.Resolved = figureCell(rep.Resolved)
+		// Uncertainty all the same: Wilson's interval from the published
+		// rate and the split's size, marked as derived (the rate was
+		// rounded when published, and nothing was recomputed).
+		if n := s.Dataset.SplitSize(s.Split); n > 0 && !r.Resolved.Missing && r.Resolved.Sort >= 0 && r.Resolved.Sort <= 100 {
+			lo, hi := metrics.WilsonRate(r.Resolved.Sort/100, n, metrics.Z95)
+			r.Resolved.Note = intervalNote(lo, hi) + " derived"
+			r.HasCI, r.CIDerived, r.ResolvedLo, r.ResolvedHi = true, true, round(lo*100, 1), round(hi*100, 1)
+		}
 		r.Passed = figureCell(rep.Passed)
 		r.TokensIn = figureCell(rep.TokensIn)
 		r.TokensOut = figureCell(rep.TokensOut)
@@ -406,6 +415,26 @@ func allEmpty(s *bench.Submission) bool {
 		}
 	}
 	return len(s.Results) > 0
+}
+
+// rowLinks are a board row's links to what stands behind its figures:
+// the files its submission folder publishes with the site, else the
+// places its metadata names.
+func (m *model) rowLinks(s *bench.Submission) []templates.Link {
+	var out []templates.Link
+	for _, l := range []struct{ title, file, url string }{
+		{"results", bench.ResultsFile, ""},
+		{"logs", bench.LogsFile, s.LogsURL},
+		{"trajectories", bench.TrajectoriesFile, s.TrajectoriesURL},
+	} {
+		switch {
+		case s.File(l.file) != nil:
+			out = append(out, templates.Link{Title: l.title, URL: m.u.file(s, l.file)})
+		case l.url != "":
+			out = append(out, templates.Link{Title: l.title, URL: l.url})
+		}
+	}
+	return out
 }
 
 // passedCell is a score's % passed, "—" where it is not defined per

@@ -214,6 +214,7 @@ func failures(r *bench.Result, empty bool) string {
 
 // fileTitles name a submission's published files on its system page.
 var fileTitles = map[string]string{
+	bench.ResultsFile:      "per-instance results",
 	bench.PredictionsFile:  "predictions",
 	bench.LogsFile:         "test logs",
 	bench.TrajectoriesFile: "trajectories",

@@ -212,6 +212,13 @@ type Row struct {
 	Attempts     int
 	Tags         []string
 	Marks        []Mark // the marks its name carries
+	// Links are what stands behind the row's figures, each board row
+	// linking them: its per-instance results, test logs and trajectories,
+	// as published with the site or hosted where its metadata says.
+	Links []Link
+	// CIDerived: the interval of a reported row, derived from its
+	// published rate and the split's size (Wilson), not from results.
+	CIDerived bool
 	// Flagged counts the results carrying each integrity flag, for a
 	// ranked row: a board shows them beside the name.
 	Flagged   []FlagCount
@@ -665,6 +672,9 @@ type Chart struct {
 	Options any
 	Height  int    // CSS pixels to draw it in; 0 for the stylesheet's
 	Empty   string // why the chart cannot be drawn from the data, if so
+	// Without names the systems the chart leaves out, and why (a
+	// by-level chart of systems that publish no figures by level).
+	Without string
 	Table   ChartTable
 }
 

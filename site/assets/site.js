@@ -594,10 +594,19 @@
           y.axisLabel.lineHeight = 16;
         }
       });
+      logAxes(options);
+      // Named points: their names are placed once the points are drawn
+      // (nameLabels); until then none shows.
+      var named = [];
+      (options.series || []).forEach(function (s, si) {
+        if (!s.labelPlace) return;
+        named.push({ si: si, how: s.labelPlace });
+        delete s.labelPlace;
+        s.label = { show: false };
+      });
       // SVG: every text a box the browser can measure (and crisp when
       // zoomed).
       var chart = window.echarts.init(el, isDark() ? "dark" : null, { renderer: "svg" });
-      var cramped = placeLabels(chart, options);
       chart.on("finished", function () {
         if (el.hasAttribute("data-drawn")) return;
         el.setAttribute("data-drawn", "1");
@@ -605,69 +614,149 @@
         if (data) data.open = false;
       });
       chart.setOption(options);
-      // Names with no room to be read (a few pixels) are not drawn at all,
-      // rather than as an ellipsis: the tooltip and the table give them.
-      if (cramped.length) {
-        cramped.forEach(function (c) {
-          var d = options.series[c[0]].data[c[1]];
-          if (d && typeof d === "object") d.label = { show: false };
-        });
-        chart.setOption({ series: options.series });
-      }
+      if (named.length) nameLabels(chart, options, named, el);
       charts.push(chart);
     });
   }
 
-  // placeLabels lays out the names of points (series marked labelPlace by
-  // the build) so that none leaves the chart, runs into another (ECharts
-  // hides the one that would) or sits on the Pareto line: "side" beside
-  // its point, on the side with more room, cut to that room; "front" above
-  // its point on the side away from the line, which comes from below and
-  // leaves to the right: left of the point where there is room, else right
-  // of it up to where the line climbs to the next point.
-  function placeLabels(chart, options) {
-    var line = null, cramped = [];
-    // The narrowest room a name is cut to; less, and it is not drawn.
-    var least = 40;
-    (options.series || []).forEach(function (s) { if (s.type === "line") line = s; });
+  // logAxes labels a log axis the build drew as a value axis over the
+  // values' logarithms (logTicks: the ticks' logarithms): its ticks and
+  // the tooltips give the values themselves.
+  function logAxes(options) {
+    var log = false;
+    [].concat(options.xAxis || []).forEach(function (x) {
+      if (!x.logTicks) return;
+      log = true;
+      x.axisLabel = x.axisLabel || {};
+      x.axisLabel.customValues = x.logTicks;
+      x.axisLabel.formatter = function (v) { return compact(Math.pow(10, v)); };
+      x.axisTick = { customValues: x.logTicks };
+      x.splitLine = { show: true };
+      delete x.logTicks;
+    });
+    if (!log) return;
+    options.tooltip = options.tooltip || {};
+    options.tooltip.formatter = function (p) {
+      var v = p.value || [];
+      var x = v.length > 2 ? v[2] : Math.pow(10, v[0]);
+      return p.marker + (p.name || p.seriesName) + "<br>" + p.seriesName + ": " + v[1] + " at " + compact(x);
+    };
+  }
+  // compact writes a count as people read it on an axis: 2.5M, 40k, 900.
+  function compact(v) {
+    var r = function (x) { return String(Math.round(x * 10) / 10); };
+    if (v >= 1e6) return r(v / 1e6) + "M";
+    if (v >= 1e3) return r(v / 1e3) + "k";
+    return r(v);
+  }
+
+  // nameLabels names the points of the named series (marked labelPlace
+  // by the build) where each name fits: inside the plot, clear of every
+  // point of the chart, of the Pareto line and of the names placed before
+  // it. A point on a Pareto front ("front") is named first, above and to
+  // the left, away from the line, which comes from below and leaves to
+  // the right. A point whose name fits nowhere gets a number instead, and
+  // the key under the chart gives its name: every named point is named.
+  function nameLabels(chart, options, named, el) {
+    var g = gridRect(chart);
+    var ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = "11px sans-serif";
+    var H = 16;
+    var points = [], obstacles = [], placed = [];
     (options.series || []).forEach(function (s, si) {
-      var how = s.labelPlace;
-      if (!how) return;
-      delete s.labelPlace;
-      s.label = s.label || {};
-      s.label.overflow = "truncate";
-      // Room around each name: ECharts hides a name whose box, widened
-      // by this margin, meets another's. It measures a line's height as
-      // the width of a CJK character, which a browser without CJK fonts
-      // draws narrow (7 px for 12 px text): without the margin, names
-      // 10 px apart overlap.
-      s.label.minMargin = 8;
-      s.labelLayout = function (p) {
-        var g = gridRect(chart), r = p.rect, cx = r.x + r.width / 2;
-        if (how === "front") {
-          var left = r.x - g.x - 4, next = g.x + g.width;
-          ((line && line.data) || []).forEach(function (d) {
-            var x = chart.convertToPixel({ seriesIndex: si }, d.value || d)[0];
-            if (x > cx + 1 && x < next) next = x;
-          });
-          var after = next - r.x - r.width - 6;
-          if (Math.max(left, after) < least) cramped.push([si, p.dataIndex]);
-          if (left >= 80 || left >= after) {
-            return { x: r.x, y: r.y, align: "right", verticalAlign: "bottom", width: Math.max(left, 8), hideOverlap: true };
-          }
-          return { x: r.x + r.width, y: r.y, align: "left", verticalAlign: "bottom", width: Math.max(after, 8), hideOverlap: true };
+      (s.data || []).forEach(function (d, di) {
+        var v = d && d.value !== undefined ? d.value : d;
+        var px = chart.convertToPixel({ seriesIndex: si }, v);
+        if (!px || isNaN(px[0]) || isNaN(px[1])) return;
+        points.push({ si: si, di: di, x: px[0], y: px[1], name: d && d.name });
+        obstacles.push({ x: px[0] - 6, y: px[1] - 6, w: 12, h: 12, si: si, di: di });
+      });
+      if (s.type === "line" && s.step) {
+        // The step line's segments: across at a point's height, then up.
+        var pts = (s.data || []).map(function (d) { return chart.convertToPixel({ seriesIndex: si }, d.value || d); });
+        for (var k = 0; k + 1 < pts.length; k++) {
+          var a = pts[k], b = pts[k + 1];
+          obstacles.push({ x: a[0], y: a[1] - 2, w: b[0] - a[0], h: 4 });
+          obstacles.push({ x: b[0] - 2, y: Math.min(a[1], b[1]), w: 4, h: Math.abs(a[1] - b[1]) });
         }
-        var right = cx < g.x + g.width / 2;
-        var room = right ? chart.getWidth() - (r.x + r.width) - 8 : r.x - g.x - 8;
-        if (room < least) cramped.push([si, p.dataIndex]);
-        return {
-          x: right ? r.x + r.width + 3 : r.x - 3, y: r.y + r.height / 2,
-          align: right ? "left" : "right", verticalAlign: "middle",
-          width: Math.max(Math.min(room, 220), 8), hideOverlap: true
-        };
+      }
+    });
+    var hits = function (r, si, di) {
+      var inside = r.x >= g.x + 1 && r.y >= g.y + 1 && r.x + r.w <= g.x + g.width - 1 && r.y + r.h <= g.y + g.height - 1;
+      if (!inside) return true;
+      var meets = function (o) { return r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h; };
+      return obstacles.some(function (o) { return !(o.si === si && o.di === di) && meets(o); }) || placed.some(meets);
+    };
+    var spots = function (x, y, w, front) {
+      var c = [
+        [x + 8, y - H / 2], [x - 8 - w, y - H / 2], [x - w / 2, y - 8 - H], [x - w / 2, y + 8],
+        [x + 5, y - 5 - H], [x - 5 - w, y - 5 - H], [x + 5, y + 5], [x - 5 - w, y + 5]
+      ];
+      if (front) c = [[x - 5 - w, y - 5 - H], [x - 8 - w, y - H / 2], [x - w / 2, y - 8 - H], [x + 5, y - 5 - H]].concat(c);
+      for (var k = 1; k <= 3; k++) {
+        c.push([x + 8, y - H / 2 - k * H], [x + 8, y - H / 2 + k * H], [x - 8 - w, y - H / 2 - k * H], [x - 8 - w, y - H / 2 + k * H]);
+      }
+      return c;
+    };
+    // Farther out, for a number where the spots beside the point are
+    // taken: rings of twelve spots, 14 to 42 px from it.
+    var ring = function (x, y, w) {
+      var c = [];
+      for (var d = 14; d <= 42; d += 7) {
+        for (var a = 0; a < 12; a++) {
+          var t = a * Math.PI / 6;
+          c.push([x + d * Math.cos(t) - w / 2, y - d * Math.sin(t) - H / 2]);
+        }
+      }
+      return c;
+    };
+    var order = [];
+    named.forEach(function (n) {
+      points.forEach(function (p) { if (p.si === n.si && p.name) order.push({ p: p, front: n.how === "front" }); });
+    });
+    order.sort(function (a, b) { return (b.front - a.front) || (a.p.x - b.p.x); });
+    var boxes = {}, key = [];
+    order.forEach(function (o) {
+      var p = o.p, text = p.name, w = ctx.measureText(text).width + 6;
+      var spot = spots(p.x, p.y, w, o.front).find(function (c) { return !hits({ x: c[0], y: c[1], w: w, h: H }, p.si, p.di); });
+      if (!spot) {
+        // No room for the name: a number, and the name in the key.
+        text = String(key.length + 1);
+        w = ctx.measureText(text).width + 6;
+        spot = spots(p.x, p.y, w, o.front).concat(ring(p.x, p.y, w)).find(function (c) { return !hits({ x: c[0], y: c[1], w: w, h: H }, p.si, p.di); }) || [p.x + 6, p.y - H];
+        key.push(text + " " + p.name);
+      }
+      var box = { x: spot[0], y: spot[1], w: w, h: H };
+      placed.push(box);
+      boxes[p.si + ":" + p.di] = { box: box, text: text };
+    });
+    var update = named.map(function (n) {
+      var s = options.series[n.si];
+      return {
+        data: (s.data || []).map(function (d, di) {
+          var b = boxes[n.si + ":" + di];
+          var item = typeof d === "object" && d !== null && !Array.isArray(d) ? Object.assign({}, d) : { value: d };
+          item.label = b ? { show: true, formatter: b.text, fontSize: 11, overflow: "none" } : { show: false };
+          return item;
+        }),
+        labelLayout: function (lp) {
+          var b = boxes[n.si + ":" + lp.dataIndex];
+          return b ? { x: b.box.x + 2, y: b.box.y + H / 2, align: "left", verticalAlign: "middle", hideOverlap: false } : {};
+        }
       };
     });
-    return cramped;
+    var full = (options.series || []).map(function () { return {}; });
+    named.forEach(function (n, k) { full[n.si] = update[k]; });
+    chart.setOption({ series: full });
+    var old = el.parentNode.querySelector("p.chart-key[data-for='" + el.id + "']");
+    if (old) old.remove();
+    if (key.length) {
+      var kp = document.createElement("p");
+      kp.className = "chart-key";
+      kp.setAttribute("data-for", el.id);
+      kp.textContent = "Numbered on the chart, where a name had no room: " + key.join("; ") + ".";
+      el.insertAdjacentElement("afterend", kp);
+    }
   }
   function gridRect(chart) {
     var g = chart.getModel().getComponent("grid", 0);
