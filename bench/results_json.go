@@ -193,6 +193,9 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 		case `"attempts_passed"`:
 			bit = 1 << 21
 			res.AttemptsPassed, err = readInts(dec)
+		case `"turns"`:
+			bit = 1 << 22
+			res.Turns, err = readOptInt(dec, sl)
 		default:
 			return errDecline
 		}

@@ -402,7 +402,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 	for _, v := range []struct {
 		field string
 		p     *int64
-	}{{"tokens_in", res.TokensIn}, {"tokens_out", res.TokensOut}} {
+	}{{"tokens_in", res.TokensIn}, {"tokens_out", res.TokensOut}, {"turns", res.Turns}} {
 		if v.p != nil {
 			if msg := checkRange(float64(*v.p), 0, maxCount); msg != "" {
 				ps.Add(path, line, v.field, "is %d; %s", *v.p, msg)

@@ -35,6 +35,8 @@ type Score struct {
 	nIn, nOut           int // results that report input, output tokens
 	cost                float64
 	Costs               int // results that report a cost
+	turns               float64
+	Turns               int // results that report turns
 
 	// FeatBench's figures (paper 003, section 3.2): instances whose patch
 	// applied, whose every F2P test passed (feature validation), whose
@@ -167,6 +169,15 @@ func (s Score) Cost() (mean float64, ok bool) {
 	return s.cost / float64(s.Costs), true
 }
 
+// MeanTurns is the mean number of model requests per instance over the
+// results that report it; ok is false when none do.
+func (s Score) MeanTurns() (mean float64, ok bool) {
+	if s.Turns == 0 {
+		return 0, false
+	}
+	return s.turns / float64(s.Turns), true
+}
+
 // Wilson returns the Wilson score interval for k successes in n trials.
 // Unlike the normal approximation it stays inside [0, 1] and behaves at
 // k = 0 and k = n, which small splits such as lite (30) need.
@@ -246,6 +257,10 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 		if r.Cost != nil {
 			s.Costs++
 			s.cost += *r.Cost
+		}
+		if r.Turns != nil {
+			s.Turns++
+			s.turns += float64(*r.Turns)
 		}
 		if r.PatchApplied {
 			s.Applied++

@@ -491,3 +491,38 @@ func TestBoardRowsLinkAndDerive(t *testing.T) {
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// A turns column where figures exist: the mean model requests per
+// instance over the results that report them (the statistics project's
+// Top reports 10 or 12 on its even instances), "—" elsewhere, and in
+// the downloads with the count it is over.
+func TestBoardTurns(t *testing.T) {
+	out := buildStats(t)
+	doc := parse(t, read(t, out, "leaderboard/demo/v1/full/index.html"))
+	if len(find(doc, func(n *html.Node) bool { k, _ := attr(n, "data-key"); return n.Data == "th" && k == "turns" })) != 1 {
+		t.Fatal("the board has no Turns column although a system reports turns")
+	}
+	var board struct {
+		Rows []struct {
+			System string   `json:"system"`
+			Turns  *float64 `json:"turns"`
+			N      *int     `json:"results_with_turns"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/demo/v1/full/board.json")), &board); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range board.Rows {
+		switch {
+		case r.System == "Top" && (r.Turns == nil || *r.Turns != 11 || r.N == nil || *r.N != 30):
+			t.Errorf("Top's turns %v over %v results, want 11 over 30", r.Turns, r.N)
+		case r.System != "Top" && r.Turns != nil:
+			t.Errorf("%s reports no turns but shows %v", r.System, *r.Turns)
+		}
+	}
+	// Shipped boards report none: no column.
+	shipped, _ := buildShipped(t)
+	if strings.Contains(read(t, shipped, "leaderboard/example/v2/lite/index.html"), `data-key="turns"`) {
+		t.Error("a board whose systems report no turns has a Turns column")
+	}
+}

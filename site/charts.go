@@ -56,6 +56,7 @@ func (b *builder) chartsPage(ds *bench.Dataset) templ.Component {
 				b.tokensChart(bd, id, true),
 				b.tokensChart(bd, id, false),
 				b.paretoChart(bd, id),
+				b.timeChart(bd, id),
 				b.levelChart(bd, id, false),
 				b.levelChart(bd, id, true),
 			},
@@ -629,6 +630,64 @@ func (b *builder) paretoChart(bd *board, section string) templates.Chart {
 	sc.Overlap(line)
 	ch.Options = options(sc)
 	placeLabels(ch.Options.(map[string]any), "front", "on the front")
+	return ch
+}
+
+// timeChart is the best % resolved by submission date: a step line of
+// the best a ranked system had reached by each date, each system a point
+// at its date, the ones that set a new best named.
+func (b *builder) timeChart(bd *board, section string) templates.Chart {
+	ch := templates.Chart{ID: section + "-time", Title: "Best resolved rate over time",
+		Caption: "One point per system at its submission date: % resolved (per attempt for a system with several; as published for a reported one). The line is the best any ranked system had reached by each date; the systems that raised it are named."}
+	type sub struct {
+		name string
+		when time.Time
+		y    float64
+	}
+	var subs []sub
+	for _, e := range bd.ranked() {
+		if e.row.Resolved.Missing {
+			continue
+		}
+		subs = append(subs, sub{e.row.Name, e.sub.Date, e.row.Resolved.Sort})
+	}
+	if len(subs) == 0 {
+		ch.Empty = "No ranked system on this split has a % resolved."
+		return ch
+	}
+	sort.SliceStable(subs, func(i, j int) bool {
+		if !subs[i].when.Equal(subs[j].when) {
+			return subs[i].when.Before(subs[j].when)
+		}
+		return subs[i].y > subs[j].y
+	})
+	day := func(t time.Time) string { return t.UTC().Format("2006-01-02") }
+	var records, others []opts.ScatterData
+	var line []opts.LineData
+	best := -1.0
+	ch.Table.Columns = []string{"system", "date", "% resolved", "best by then"}
+	for i, s := range subs {
+		d := opts.ScatterData{Name: s.name, Value: []any{day(s.when), s.y}}
+		if s.y > best {
+			best = s.y
+			records = append(records, d)
+		} else {
+			others = append(others, d)
+		}
+		// One step a date: the best once every system of the date counts.
+		if i+1 == len(subs) || !subs[i+1].when.Equal(s.when) {
+			line = append(line, opts.LineData{Name: "best by " + day(s.when), Value: []any{day(s.when), best}})
+		}
+		ch.Table.Rows = append(ch.Table.Rows, []string{s.name, day(s.when), num(s.y, 1), num(best, 1)})
+	}
+	sc := scatterWith("submission date", "% resolved", "time", "32")
+	sc.AddSeries("raised the best", records, pointNames)
+	sc.AddSeries("others", others)
+	l := charts.NewLine()
+	l.AddSeries("best so far", line, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
+	sc.Overlap(l)
+	ch.Options = options(sc)
+	placeLabels(ch.Options.(map[string]any), "front", "raised the best")
 	return ch
 }
 

@@ -103,7 +103,7 @@ func TestBrowserChartReading(t *testing.T) {
 			for _, c := range eval[[]chartReading](t, b, chartReadingJS) {
 				got[c.ID] = c
 			}
-			for _, id := range []string{"chart-pass-lines", "split-full-tokens-in", "split-full-tokens-out", "split-full-pareto", "split-lite-pareto", "split-lite-tokens-in"} {
+			for _, id := range []string{"chart-pass-lines", "split-full-tokens-in", "split-full-tokens-out", "split-full-pareto", "split-lite-pareto", "split-lite-tokens-in", "split-lite-time", "split-full-time"} {
 				c, ok := got[id]
 				if !ok {
 					t.Errorf("at %d px: chart %s not drawn", w, id)

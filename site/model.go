@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/featbench/featbench/bench"
@@ -316,6 +317,7 @@ func (m *model) row(e *entry) templates.Row {
 		Tags:          s.Tags,
 		SiteURL:       s.SiteURL,
 		ReportURL:     s.ReportURL,
+		Turns:         missing(),
 		L1Resolved:    missing(),
 		L1Passed:      missing(),
 		L2Resolved:    missing(),
@@ -369,6 +371,10 @@ func (m *model) row(e *entry) templates.Row {
 	r.TokensN = sc.TokenResults()
 	r.Cost = costCell(sc.Cost())
 	r.CostN = sc.Costs
+	r.Turns, r.TurnsN = missing(), sc.Turns
+	if t, ok := sc.MeanTurns(); ok {
+		r.Turns = templates.Cell{Text: strconv.FormatFloat(t, 'f', 1, 64), Sort: t}
+	}
 	r.FV, r.RT = pctCell(sc.FVRate(), 1), missing()
 	// RT % is over the level 1 instances with pass-to-pass tests; it
 	// says nothing of a row whose every prediction is empty (nothing
@@ -502,6 +508,7 @@ func (m *model) view(b *board, id string) *templates.Board {
 			!r.L1Passed.Missing || !r.L2Passed.Missing
 		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing
 		v.HasCost = v.HasCost || !r.Cost.Missing
+		v.HasTurns = v.HasTurns || !r.Turns.Missing
 		v.HasAttempts = v.HasAttempts || !r.AnyResolved.Missing
 		v.Flagged = v.Flagged || len(r.Flagged) > 0
 		if e.sub.PerInstance() {

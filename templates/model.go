@@ -119,6 +119,7 @@ type Board struct {
 	HasAttempts bool
 	HasTokens   bool
 	HasCost     bool
+	HasTurns    bool // a row's results report model requests (turns)
 	HasCI       bool
 	HasEval     bool // FeatBench's FV, RT and File% columns (per-instance results)
 	// RankRanges: every ranked row has the 95% bootstrap range of its
@@ -194,6 +195,8 @@ type Row struct {
 	TokensN       int // results the token means are taken over (per-instance only)
 	Cost          Cell
 	CostN         int // results the cost mean is taken over (per-instance only)
+	Turns         Cell
+	TurnsN        int // results the turns mean is taken over
 	L1Resolved    Cell
 	L1Passed      Cell
 	L2Resolved    Cell

@@ -319,6 +319,7 @@ func compare(got, want *bench.Result, duration bool, bad func(field, format stri
 		{"tokens_out", got.TokensOut, want.TokensOut},
 		{"cost", got.Cost, want.Cost},
 		{"measured", got.Measured, want.Measured},
+		{"turns", got.Turns, want.Turns},
 	}
 	if duration {
 		fields = append(fields, struct {
