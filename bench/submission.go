@@ -80,11 +80,11 @@ type Result struct {
 	// harness (eval infer's metering proxy, from the trajectory the
 	// submission's trajectories.tar.gz holds), not reported by the
 	// agent; older files and self-reported figures leave it out.
-	Measured     bool     `json:"measured,omitempty"`
+	Measured bool `json:"measured,omitempty"`
 	// Turns is how many model requests the agent made on the instance
 	// (eval infer's metering proxy counts them); older files and agents
 	// that report none leave it out.
-	Turns *int64 `json:"turns,omitempty"`
+	Turns        *int64   `json:"turns,omitempty"`
 	FailureModes []string `json:"failure_modes,omitempty"`
 	// What cmd/eval adds; older files leave them out.
 	ApplyMethod      string   `json:"apply_method,omitempty"`      // how the patch applied: ApplyMethods
