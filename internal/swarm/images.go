@@ -62,7 +62,7 @@ func (x *Executor) push(ctx context.Context, local string) (string, error) {
 		if err := x.cfg.Local.Tag(ctx, local, push); err != nil {
 			return "", err
 		}
-		err := x.cfg.Local.Push(ctx, push, nil)
+		_, err := x.cfg.Local.Push(ctx, push, "", nil)
 		// The extra name is only for the push; the image keeps its own.
 		if rerr := x.cfg.Local.RemoveImage(context.WithoutCancel(ctx), push); rerr != nil && err == nil {
 			err = rerr
