@@ -14,6 +14,7 @@ import (
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // project is what every command reads: the project root, featbench.toml
@@ -118,15 +119,25 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			spec.Source.GitURL, spec.Source.Commit = repo.Source.Git, repo.Source.Commit
 		}
 		bs := images.BaseSpec{Prefix: p.cfg.Eval.ImagePrefix}
+		fromRegistry := ""
 		if env := repo.Environment; env != nil {
 			spec.PreInstall, spec.Install = env.PreInstall, env.Install
 			bs.Python, bs.Packages = env.Python, env.Packages
+			fromRegistry = env.BaseImage
 		}
-		base, err := images.EnsureBase(ctx, eng, bs, log)
+		var base string
+		var err error
+		if fromRegistry != "" {
+			// Pinned by digest in the dataset: the engine checks that
+			// what the registry sends is what collection used.
+			base, err = images.EnsurePulled(ctx, eng, fromRegistry, registry.Keychain{}, log)
+		} else {
+			base, err = images.EnsureBase(ctx, eng, bs, log)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("base image: %w", err)
+			return nil, fmt.Errorf("base image of %s: %w", repo.Name, err)
 		}
-		spec.Base = base
+		spec.Base, spec.RegistryBase = base, fromRegistry != ""
 		ref, err := images.EnsureEnv(ctx, eng, spec, log)
 		if err != nil {
 			return nil, fmt.Errorf("environment of %s: %w", repo.Name, err)
