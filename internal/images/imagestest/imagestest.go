@@ -7,9 +7,9 @@ package imagestest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
