@@ -103,6 +103,9 @@ func (p *project) limits(instance time.Duration) (evaluate.Limits, error) {
 // Each is built on the base image of the Python its dataset.toml names,
 // so that grading runs on the base collection verified the instances on.
 func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+	if ds.ImagesOrDefault() == bench.ImagesInstance {
+		return pullImages(ctx, eng, ds, ins, log)
+	}
 	out := map[string]string{}
 	for _, in := range ins {
 		if out[in.Repo] != "" {
@@ -143,6 +146,28 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			return nil, fmt.Errorf("environment of %s: %w", repo.Name, err)
 		}
 		out[in.Repo] = ref
+	}
+	return out, nil
+}
+
+// pullImages takes, for a dataset whose instances bring their images
+// (FeatureBench's), each instance's image_name from its registry, pinned by
+// digest, and returns them by instance id (evaluate.ImageKey). Credentials
+// are the user's docker configuration's.
+func pullImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+	out := map[string]string{}
+	pinned := map[string]string{} // image_name -> pinned, pulled once
+	for _, in := range ins {
+		ref := pinned[in.ImageName]
+		if ref == "" {
+			var err error
+			ref, err = images.EnsurePulled(ctx, eng, in.ImageName, registry.Keychain{}, log)
+			if err != nil {
+				return nil, fmt.Errorf("the image of %s: %w", in.InstanceID, err)
+			}
+			pinned[in.ImageName] = ref
+		}
+		out[evaluate.ImageKey(ds, in)] = ref
 	}
 	return out, nil
 }

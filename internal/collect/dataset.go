@@ -460,3 +460,24 @@ func commitDate(ctx context.Context, root, src, commit string) string {
 	}
 	return t.UTC().Format(time.DateOnly)
 }
+
+// Publish writes the files of the dataset version key (NAME/VERSION) into
+// dataDir, as a collection writes its own: checked first by the data
+// model's loader and against the data folder's lock (nothing is written
+// when they fail), never over an existing version, moved into place whole
+// and added to the lock. `collect import` writes what it converted with it.
+func Publish(dataDir, key string, files map[string][]byte) error {
+	out := filepath.Join(dataDir, "datasets", filepath.FromSlash(key))
+	if err := refuseExisting(out); err != nil {
+		return err
+	}
+	_, entry, err := bench.CheckDatasetFiles(dataDir, key, files)
+	if err != nil {
+		return fmt.Errorf("the dataset fails the data model's checks, so nothing was written: %w", err)
+	}
+	lock, err := bench.AddToLock(dataDir, entry)
+	if err != nil {
+		return fmt.Errorf("publishing %s: %w", key, err)
+	}
+	return publish(dataDir, key, out, files, lock)
+}

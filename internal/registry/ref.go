@@ -97,3 +97,24 @@ func PinnedRef(s string) (Ref, error) {
 	}
 	return r, nil
 }
+
+// WithDomain is the same repository path, tag and digest at another
+// registry host: a mirror of the images ("docker.io/o/img:1" at
+// "127.0.0.1:5077" is "127.0.0.1:5077/o/img:1").
+func (r Ref) WithDomain(host string) (Ref, error) {
+	s := host + "/" + reference.Path(r.named)
+	if t := r.Tag(); t != "" {
+		s += ":" + t
+	}
+	if d := r.Digest(); d != "" {
+		s += "@" + d
+	}
+	out, err := Parse(s)
+	if err != nil {
+		return Ref{}, err
+	}
+	if out.Domain() != host {
+		return Ref{}, fmt.Errorf("%q is not a registry host (want HOST[:PORT])", host)
+	}
+	return out, nil
+}

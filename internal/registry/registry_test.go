@@ -164,3 +164,21 @@ esac`)
 		t.Errorf("a missing helper: %v", err)
 	}
 }
+
+func TestWithDomain(t *testing.T) {
+	r, _ := registry.Parse("libercoders/featurebench-specs_x:v1")
+	m, err := r.WithDomain("127.0.0.1:5077")
+	if err != nil || m.String() != "127.0.0.1:5077/libercoders/featurebench-specs_x:v1" {
+		t.Errorf("WithDomain: %v %v", m, err)
+	}
+	r, _ = registry.Parse("python:3.12-slim")
+	if m, _ := r.WithDomain("mirror.example:443"); m.String() != "mirror.example:443/library/python:3.12-slim" {
+		t.Errorf("an official image: %v", m)
+	}
+	if _, err := r.WithDomain("not a host"); err == nil {
+		t.Error("a bad host")
+	}
+	if _, err := r.WithDomain("nodots"); err == nil {
+		t.Error("a host the engine would read as a path")
+	}
+}
