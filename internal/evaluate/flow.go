@@ -34,12 +34,12 @@ const (
 	// (deleted before the prediction applies): reverse-applied, it is the
 	// solution, as FeatureBench's harness makes it.
 	maskedGold = "/fb/gold.diff"
-	testFile  = "/fb/test_patch.diff"
-	maskFile  = "/fb/mask.diff" // level 2: masks the original package
-	runner    = fbDir + "/" + pytest.RunnerFile
-	guard     = fbDir + "/" + pytest.GuardFile
-	installer = fbDir + "/" + pyinstall.File
-	maxOutput = 4 << 20 // bytes kept of one command's output
+	testFile   = "/fb/test_patch.diff"
+	maskFile   = "/fb/mask.diff" // level 2: masks the original package
+	runner     = fbDir + "/" + pytest.RunnerFile
+	guard      = fbDir + "/" + pytest.GuardFile
+	installer  = fbDir + "/" + pyinstall.File
+	maxOutput  = 4 << 20 // bytes kept of one command's output
 
 	// What the prediction's code runs as: not root, so it can change
 	// neither the repository, the tests, pytest nor the harness's files;
