@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/atomicfile"
@@ -253,4 +254,81 @@ func writeFeatureBench(dir string, ds *bench.Dataset, meta Meta) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, FeatureBenchDir, RunReportFile), append(raw, '\n'))
+}
+
+// Comparison is one instance and attempt as this harness and
+// FeatureBench's grade it.
+type Comparison struct {
+	InstanceID string
+	Attempt    int
+	Ours       *Report   // nil when this run has no report of it
+	Theirs     *FBReport // nil when the FeatureBench folder has none
+}
+
+// Agree says whether both graded it, with the same verdict.
+func (c Comparison) Agree() bool {
+	return c.Ours != nil && c.Theirs != nil && c.Ours.Resolved == c.Theirs.Resolved
+}
+
+// CompareFeatureBench pairs the attempts of the run folder dir with the
+// reports of a FeatureBench harness's output folder fbDir (its
+// runs/<time>/, holding eval_outputs/<instance>/attempt-<n>/report.json;
+// or this run's own FeatureBenchDir), instance by instance, in the order
+// of the run's instances; attempts only FeatureBench graded follow.
+func CompareFeatureBench(dir, fbDir string, meta Meta) ([]Comparison, error) {
+	theirs := map[string]*FBReport{}
+	var extra []string
+	outs := filepath.Join(fbDir, "eval_outputs")
+	entries, err := os.ReadDir(outs)
+	if err != nil {
+		return nil, fmt.Errorf("FeatureBench's output folder: %w", err)
+	}
+	for _, e := range entries {
+		attempts, _ := filepath.Glob(filepath.Join(outs, e.Name(), "attempt-*"))
+		for _, a := range attempts {
+			n, err := strconv.Atoi(filepath.Base(a)[len("attempt-"):])
+			if err != nil {
+				continue
+			}
+			raw, err := os.ReadFile(filepath.Join(a, ReportFile))
+			if err != nil {
+				continue // not graded
+			}
+			var m map[string]FBReport
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return nil, fmt.Errorf("%s: not FeatureBench's report: %w", filepath.Join(a, ReportFile), err)
+			}
+			r, ok := m[e.Name()]
+			if !ok {
+				return nil, fmt.Errorf("%s: no report of %s in it", filepath.Join(a, ReportFile), e.Name())
+			}
+			k := e.Name() + "#" + strconv.Itoa(n)
+			theirs[k] = &r
+			extra = append(extra, k)
+		}
+	}
+	var out []Comparison
+	seen := map[string]bool{}
+	for _, id := range meta.Instances {
+		for a := 1; a <= meta.Attempts; a++ {
+			k := id + "#" + strconv.Itoa(a)
+			c := Comparison{InstanceID: id, Attempt: a, Theirs: theirs[k]}
+			if rep, err := ReadReport(attemptDir(dir, id, a)); err == nil {
+				c.Ours = rep
+			}
+			if c.Ours == nil && c.Theirs == nil {
+				continue
+			}
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	for _, k := range extra {
+		if !seen[k] {
+			id, a, _ := strings.Cut(k, "#")
+			n, _ := strconv.Atoi(a)
+			out = append(out, Comparison{InstanceID: id, Attempt: n, Theirs: theirs[k]})
+		}
+	}
+	return out, nil
 }
