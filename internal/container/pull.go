@@ -185,3 +185,25 @@ func (e *Engine) RemoteDigest(ctx context.Context, ref, auth string) (string, er
 	}
 	return res.Descriptor.Digest.String(), nil
 }
+
+// SaveImage streams the image ref as `docker save` writes it: a tar of
+// its configuration, its layers (each a tar) and a manifest. Close it when
+// done.
+func (e *Engine) SaveImage(ctx context.Context, ref string) (io.ReadCloser, error) {
+	rc, err := e.cli.ImageSave(ctx, []string{ref})
+	if err != nil {
+		return nil, fmt.Errorf("save image %s: %w", ref, err)
+	}
+	return rc, nil
+}
+
+// Export streams the container's file system as `docker export` writes
+// it: a tar of every file, as the container sees it now (its mounts, such
+// as the tmpfs folders, left out). Close it when done.
+func (c *Container) Export(ctx context.Context) (io.ReadCloser, error) {
+	rc, err := c.eng.cli.ContainerExport(ctx, c.ID, client.ContainerExportOptions{})
+	if err != nil {
+		return nil, c.checkLost(ctx, ExecResult{}, fmt.Errorf("export container %s: %w", c.Name, err))
+	}
+	return rc, nil
+}

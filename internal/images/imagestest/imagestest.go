@@ -218,13 +218,13 @@ func PushBuilt(t testing.TB, eng *container.Engine, dockerfile, dst, auth string
 	return pinned
 }
 
-// featureBenchLayout lays an image out as FeatureBench's images are: the
+// FeatureBenchLayout lays an image out as FeatureBench's images are: the
 // complete project in /testbed, a git repository of it, a copy in
 // /root/my_repo, and an environment of its own at
 // /opt/miniconda3/envs/testbed (where FeatureBench has a conda
 // environment; here a venv that sees the base's pytest) with the project
 // installed in editable mode. %s is the base; extra lines follow.
-const featureBenchLayout = `FROM %s
+const FeatureBenchLayout = `FROM %s
 COPY src/ /testbed/
 WORKDIR /testbed
 RUN python3 -m venv --without-pip --system-site-packages /opt/miniconda3/envs/testbed && /opt/miniconda3/envs/testbed/bin/python -m pip install --no-index --no-deps --no-build-isolation -e /testbed
@@ -232,20 +232,42 @@ RUN git init -q && git add -A && git commit -q -m project && cp -r /testbed /roo
 %s`
 
 // FeatureBenchImage builds the project in the folder src into an image in
-// FeatureBench's layout (featureBenchLayout) on base, with the Dockerfile
+// FeatureBench's layout (FeatureBenchLayout) on base, with the Dockerfile
 // lines extra after it, pushes it to a registry as dst (as PushAs does)
 // and removes it from the engine; it returns dst pinned by digest.
 func FeatureBenchImage(t testing.TB, eng *container.Engine, base, src, dst, extra string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	files := SourceFiles(t, src)
+	var b [8]byte
+	rand.Read(b[:])
+	local := "featbench-test/fblayout:" + hex.EncodeToString(b[:])
+	if err := eng.Build(ctx, local, fmt.Sprintf(FeatureBenchLayout, base, extra), files, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	pinned := PushAs(t, eng, local, dst, "")
+	if err := eng.RemoveImage(ctx, local); err != nil {
+		t.Fatal(err)
+	}
+	return pinned
+}
+
+// SourceFiles are the files of the project folder src as a build context
+// puts them under src/ (FeatureBenchLayout copies them from there), caches
+// and build leftovers left out.
+func SourceFiles(t testing.TB, src string) []container.File {
+	t.Helper()
 	var files []container.File
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			if d != nil && d.IsDir() && (d.Name() == "__pycache__" || strings.HasSuffix(d.Name(), ".egg-info")) {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "__pycache__" || strings.HasSuffix(d.Name(), ".egg-info") {
 				return filepath.SkipDir
 			}
-			return err
+			return nil
 		}
 		rel, _ := filepath.Rel(src, p)
 		data, err := os.ReadFile(p)
@@ -258,15 +280,5 @@ func FeatureBenchImage(t testing.TB, eng *container.Engine, base, src, dst, extr
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	local := "featbench-test/fblayout:" + hex.EncodeToString(b[:])
-	if err := eng.Build(ctx, local, fmt.Sprintf(featureBenchLayout, base, extra), files, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	pinned := PushAs(t, eng, local, dst, "")
-	if err := eng.RemoveImage(ctx, local); err != nil {
-		t.Fatal(err)
-	}
-	return pinned
+	return files
 }
