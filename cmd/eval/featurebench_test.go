@@ -105,6 +105,14 @@ func TestGradeFeatureBenchFormat(t *testing.T) {
 		}
 		gold := baseline == "--gold"
 		run := filepath.Join(root, "runs", id)
+		// The pulled image was scanned first: its solutions are where
+		// FeatureBench's layout keeps them, none in a starting point.
+		if !strings.Contains(errOut, "leak scan of "+pinned) || !strings.Contains(errOut, "0 of them in the starting point") {
+			t.Errorf("eval run did not scan the pulled image, or found a leak:\n%s", errOut)
+		}
+		if _, err := os.Stat(filepath.Join(run, LeakScanFile)); err != nil {
+			t.Error(err)
+		}
 		resolved, completed := runCounts(t, run)
 		if want := map[bool]int{true: len(ids), false: 0}[gold]; completed != len(ids) || resolved != want {
 			t.Errorf("%s: %d of %d resolved; want %d\n%s", baseline, resolved, completed, want, errOut)
@@ -176,5 +184,30 @@ func TestGradeFeatureBenchFormat(t *testing.T) {
 		if code != 1 || !strings.Contains(out, ids[1]) || !strings.Contains(out, "disagree") || !strings.Contains(out, fmt.Sprintf("%d of %d attempts agree", len(ids)-1, len(ids))) {
 			t.Errorf("eval compare with a disagreeing report: exit %d\n%s", code, out)
 		}
+	}
+}
+
+// TestLeakScanOfPulledImages: an image in FeatureBench's layout that also
+// keeps a compiled copy of the complete package in its environment's
+// site-packages (a non-editable install would) is graded, but eval run's
+// scan of it says where that copy is, and `eval images --scan` fails
+// naming the starting points that hold it.
+func TestLeakScanOfPulledImages(t *testing.T) {
+	t.Setenv("DOCKER_HOST", testenv.DockerHost(t))
+	root := copyProject(t)
+	site := "/opt/miniconda3/envs/testbed/lib/python3.11/site-packages"
+	importFixture(t, root, "RUN mkdir -p "+site+"/textkit && cp /root/my_repo/textkit/*.py "+site+"/textkit/ && /opt/miniconda3/envs/testbed/bin/python -m compileall -q "+site+"/textkit && rm "+site+"/textkit/*.py\n")
+	in := "featbench__textkit.test_roman.0e26fade.lv1"
+	id := "fbleak-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	_, errOut, code := runEval(t, "run", "--root", root, "--dataset", "fb/textkit", "--empty", "--run-id", id, "--instance", in)
+	if code != 0 {
+		t.Fatalf("eval run: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "! "+in+" pyc "+site+"/textkit/__pycache__/roman.cpython-311.pyc") {
+		t.Errorf("eval run's leak scan does not show the compiled copy:\n%s", errOut)
+	}
+	out, errOut, code := runEval(t, "images", "--root", root, "--build", "--scan", "--dataset", "fb/textkit", "--instance", in)
+	if code != 1 || !strings.Contains(errOut, "1 of 1 starting points hold some of their solution") || !strings.Contains(out, "the starting point of "+in) || !strings.Contains(out, "roman.cpython-311.pyc") {
+		t.Errorf("eval images --scan: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -35,9 +35,14 @@ import (
 // strings occur anywhere and prove nothing.
 const (
 	minLine    = 20
-	minLiteral = 12
+	minLiteral = 16
 	minName    = 4
 )
+
+// sentence says whether a literal reads as text (two spaces at least):
+// a docstring's or a message's, not an identifier or a format that any
+// module may hold.
+func sentence(s string) bool { return len(s) >= minLiteral && strings.Count(s, " ") >= 2 }
 
 // Needles are what of one instance's solution a scan looks for.
 type Needles struct {
@@ -54,8 +59,11 @@ type Needles struct {
 }
 
 var (
-	defName = regexp.MustCompile(`^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_][A-Za-z0-9_]*)`)
-	quoted  = regexp.MustCompile(`"([^"\\]*(?:\\.[^"\\]*)*)"|'([^'\\]*(?:\\.[^'\\]*)*)'`)
+	// importLine matches an import: any module that uses the same names
+	// has it, so it proves nothing.
+	importLine = regexp.MustCompile(`^(from\s+\S+\s+)?import\s`)
+	defName    = regexp.MustCompile(`^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_][A-Za-z0-9_]*)`)
+	quoted     = regexp.MustCompile(`"([^"\\]*(?:\\.[^"\\]*)*)"|'([^'\\]*(?:\\.[^'\\]*)*)'`)
 )
 
 // NeedlesOf is what the instance's solution is, by the dataset's layout:
@@ -118,7 +126,7 @@ func NeedlesOf(ds *bench.Dataset, in *bench.Instance) Needles {
 			continue
 		}
 		text := strings.TrimSpace(l[1:])
-		if len(text) >= minLine {
+		if len(text) >= minLine && !importLine.MatchString(text) {
 			add(&n.Lines, text)
 		}
 		if m := defName.FindStringSubmatch(l[1:]); m != nil && len(m[1]) >= minName {
@@ -127,7 +135,7 @@ func NeedlesOf(ds *bench.Dataset, in *bench.Instance) Needles {
 		// Docstring lines: between triple quotes.
 		triples := strings.Count(text, `"""`) + strings.Count(text, `'''`)
 		body := strings.Trim(text, `"' `)
-		if (inDoc || triples > 0) && len(body) >= minLiteral && !strings.ContainsAny(body, "\"'") {
+		if (inDoc || triples > 0) && sentence(body) && !strings.ContainsAny(body, "\"'") {
 			add(&n.Literals, body)
 		}
 		if triples%2 == 1 {
@@ -136,7 +144,7 @@ func NeedlesOf(ds *bench.Dataset, in *bench.Instance) Needles {
 		if !inDoc && triples == 0 {
 			for _, m := range quoted.FindAllStringSubmatch(text, -1) {
 				s := m[1] + m[2]
-				if len(s) >= minLiteral && !strings.Contains(s, `\`) {
+				if sentence(s) && !strings.Contains(s, `\`) {
 					add(&n.Literals, s)
 				}
 			}

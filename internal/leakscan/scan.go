@@ -191,12 +191,17 @@ func (s *scanner) content(layer, name string, data []byte, depth int) error {
 			m = pycMatch(data, name, n)
 		} else {
 			m = lines(data, n.Lines)
-			if len(m) > 0 && len(m) <= baseMax(n) && s.baseOf(name, n) {
-				for _, l := range m {
-					s.base[i][l] = true
-				}
-				m = nil
+		}
+		// A compiled copy of a file the solution changes, holding the
+		// names it defines, is never a common file.
+		strong := slices.ContainsFunc(m, func(x string) bool { return strings.HasPrefix(x, "def/class ") })
+		if len(m) > 0 && !strong && s.baseOf(name, n) && len(m) <= baseMax(n) {
+			// A file that is no leak: what it shares with the
+			// solution, its literals too, is common.
+			for _, l := range append(m, lines(data, n.Literals)...) {
+				s.base[i][l] = true
 			}
+			m = nil
 		}
 		if len(m) > 0 {
 			h.by[i] = m
@@ -219,17 +224,19 @@ func lines(data []byte, needles []string) match {
 	return m
 }
 
-// baseMax is the most lines of the solution a file may share with it and
-// still be a base file: an unrelated file shares a few generic lines (an
-// import, a "raise ValueError(...)"), a copy of the solution most of them.
+// baseMax is the most lines (or literals) of the solution a file may share
+// with it and still be a base file: an unrelated file shares a few generic
+// lines ("if headers is not None:"), a copy of the solution most of them.
+// Base files are those of the standard library and installed packages,
+// and the project's files the solution does not touch.
 func baseMax(n Needles) int { return max(2, len(n.Lines)/10) }
 
 // imageBase says, in an image, whether a file's lines are common ones for
 // n: the standard library's, and the project's files the solution does
 // not touch.
 func imageBase(name string, n Needles) bool {
-	if stdlib.MatchString(name) && !strings.Contains(name, "-packages/") {
-		return true
+	if stdlib.MatchString(name) {
+		return true // the standard library and the installed packages
 	}
 	for _, root := range []string{"/testbed/", "/root/my_repo/"} {
 		if rel, ok := strings.CutPrefix(name, root); ok && !strings.HasPrefix(rel, ".git/") && strings.HasSuffix(rel, ".py") {
@@ -243,7 +250,7 @@ func imageBase(name string, n Needles) bool {
 // ones: the standard library's, and the starting point's own source,
 // which holds no line of the solution but the ones it shares.
 func fsBase(name string, n Needles) bool {
-	if stdlib.MatchString(name) && !strings.Contains(name, "-packages/") {
+	if stdlib.MatchString(name) {
 		return true
 	}
 	rel, ok := strings.CutPrefix(name, "/testbed/")
