@@ -131,7 +131,7 @@ func TestGradeFeatureBenchFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"cp -r /root/my_repo/* /testbed/", fbimport.DefaultInterpreter + " -I /fb/featbench_run.py", "--timeout=10"} {
+			for _, want := range []string{"cp -r /root/my_repo/* /testbed/", fbimport.DefaultInterpreter + " -I -c", "--timeout=10"} {
 				if !strings.Contains(string(clog), want) {
 					t.Errorf("%s %s: the container's log has no %q", baseline, in, want)
 				}
