@@ -211,3 +211,38 @@ func TestLeakScanOfPulledImages(t *testing.T) {
 		t.Errorf("eval images --scan: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestGradeFeatureBenchFormatOnSwarm grades gold predictions of the
+// FeatureBench-format fixture with backend = "swarm": the image pulled by
+// its digest from the local registry is pushed to the swarm's and the
+// nodes run it; both reports agree, as on the local engine.
+func TestGradeFeatureBenchFormatOnSwarm(t *testing.T) {
+	t.Setenv("DOCKER_HOST", testenv.DockerHost(t))
+	manager, registry, push := testenv.Swarm(t)
+	root := copyProject(t)
+	importFixture(t, root, "")
+	useSwarm(t, root, manager, registry, push)
+	ids := []string{"featbench__textkit.test_roman.0e26fade.lv1", "featbench__textkit.test_slug.25585a9f.lv1"}
+	id := "fbswarm-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	args := []string{"run", "--root", root, "--dataset", "fb/textkit", "--gold", "--run-id", id}
+	for _, in := range ids {
+		args = append(args, "--instance", in)
+	}
+	_, errOut, code := runEval(t, args...)
+	if code != 0 || !strings.Contains(errOut, "the swarm at "+manager) {
+		t.Fatalf("eval run on the swarm: exit %d\n%s", code, errOut)
+	}
+	run := filepath.Join(root, "runs", id)
+	if resolved, completed := runCounts(t, run); resolved != len(ids) || completed != len(ids) {
+		t.Errorf("%d of %d resolved\n%s", resolved, completed, errOut)
+	}
+	for _, in := range ids {
+		ours, err := evaluate.ReadReport(filepath.Join(run, in, "attempt-1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fb := fbInstanceReport(t, run, in); fb.Resolved != ours.Resolved || fb.PassRate != ours.PassedRate {
+			t.Errorf("%s: FeatureBench's report %+v; ours resolved %v", in, fb, ours.Resolved)
+		}
+	}
+}
