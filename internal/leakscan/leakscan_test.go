@@ -66,7 +66,7 @@ func dockerQuote(s string) string { return strconv.Quote(s) }
 func build(t *testing.T, eng *container.Engine, dockerfile string, files []container.File) string {
 	t.Helper()
 	ref := fmt.Sprintf("featbench-test/leakscan:%d", time.Now().UnixNano())
-	if err := eng.Build(context.Background(), ref, dockerfile, files, nil, nil); err != nil {
+	if err := eng.Build(context.Background(), ref, dockerfile, files, map[string]string{"featbench.kind": "test"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.RemoveImage(context.Background(), ref) })

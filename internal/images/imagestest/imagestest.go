@@ -188,6 +188,10 @@ func RegistryBase(t testing.TB, name string) (eng *container.Engine, tagged, pin
 	return eng, tagged, pinned
 }
 
+// testLabels mark the images built here on a base image, which would
+// otherwise carry the base's labels (kind "base") and be listed as one.
+var testLabels = map[string]string{images.LabelKind: "test"}
+
 // PushFresh builds an image of its own on base (one layer more, with a
 // random file), pushes it as PushBuilt does.
 func PushFresh(t testing.TB, eng *container.Engine, base, dst, auth string) string {
@@ -208,7 +212,7 @@ func PushBuilt(t testing.TB, eng *container.Engine, dockerfile, dst, auth string
 	var b [8]byte
 	rand.Read(b[:])
 	local := "featbench-test/built:" + hex.EncodeToString(b[:])
-	if err := eng.Build(ctx, local, dockerfile, nil, nil, nil); err != nil {
+	if err := eng.Build(ctx, local, dockerfile, nil, testLabels, nil); err != nil {
 		t.Fatal(err)
 	}
 	pinned := PushAs(t, eng, local, dst, auth)
@@ -243,7 +247,7 @@ func FeatureBenchImage(t testing.TB, eng *container.Engine, base, src, dst, extr
 	var b [8]byte
 	rand.Read(b[:])
 	local := "featbench-test/fblayout:" + hex.EncodeToString(b[:])
-	if err := eng.Build(ctx, local, fmt.Sprintf(FeatureBenchLayout, base, extra), files, nil, nil); err != nil {
+	if err := eng.Build(ctx, local, fmt.Sprintf(FeatureBenchLayout, base, extra), files, testLabels, nil); err != nil {
 		t.Fatal(err)
 	}
 	pinned := PushAs(t, eng, local, dst, "")
