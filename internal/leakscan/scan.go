@@ -117,8 +117,8 @@ func newScanner(needles []Needles) (*scanner, error) {
 
 func (s *scanner) close() { os.RemoveAll(s.tmp) }
 
-// stdlib matches files of a Python's standard library (not its
-// site-packages): the lines of the solution they hold are common ones.
+// stdlib matches files of a Python's library folder: the standard library
+// and the packages installed there (base files, up to baseMax lines).
 var stdlib = regexp.MustCompile(`(^|/)lib/python3[.0-9]*/`)
 
 // gitObject matches a git object file: a loose object, or a pack and its
@@ -129,10 +129,8 @@ var gitObject = regexp.MustCompile(`^(.*/)?objects/([0-9a-f]{2}/[0-9a-f]{38,62}|
 // "" for a container's export) and records what it holds.
 func (s *scanner) file(layer, name string, r io.Reader, size int64) error {
 	name = "/" + strings.TrimPrefix(path.Clean("/"+name), "/")
-	if size > maxFile {
-		s.skipped = append(s.skipped, name)
-		return nil
-	}
+	// Git objects are copied to disk whatever their size (a pack may be
+	// large), for git to read.
 	if m := gitObject.FindStringSubmatch(name); m != nil {
 		repo := strings.TrimSuffix(m[1], "/")
 		dir := s.gitDirs[repo]
@@ -154,6 +152,10 @@ func (s *scanner) file(layer, name string, r io.Reader, size int64) error {
 			err = cerr
 		}
 		return err
+	}
+	if size > maxFile {
+		s.skipped = append(s.skipped, name)
+		return nil
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxFile))
 	if err != nil {
