@@ -62,7 +62,9 @@ func EnsurePulled(ctx context.Context, eng Engine, ref string, creds Credentials
 	if err != nil {
 		return "", err
 	}
-	logf(log, "%s is %s", r.Familiar(), pinned)
+	if !r.Pinned() {
+		logf(log, "%s is %s", r.Familiar(), pinned)
+	}
 	return pinned, nil
 }
 
