@@ -50,8 +50,14 @@ type EnvSpec struct {
 	// "pip install --no-index --no-deps --no-build-isolation -e .").
 	PreInstall []string
 	Install    []string
-	Base       string // the base image, as EnsureBase returns it
-	Prefix     string // starts the image's name; DefaultPrefix when empty
+	Base       string // the base image, as EnsureBase or EnsurePulled returns it
+	// RegistryBase says Base came from a registry (EnsurePulled): the
+	// image then gets what a Debian base has built in (git's and Python's
+	// settings, baseFiles and baseChanges), and is checked for what the
+	// harness runs (bash, git, setpriv, Python with pytest), with an
+	// error naming what is missing.
+	RegistryBase bool
+	Prefix       string // starts the image's name; DefaultPrefix when empty
 }
 
 // skippedDirs are folders left out of a Dir source: version control and
@@ -103,6 +109,9 @@ func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (st
 	for i := range files {
 		files[i].Path = "src/" + files[i].Path
 	}
+	if spec.RegistryBase {
+		files = append(files, container.File{Path: "featbench/gitconfig", Mode: 0o644, Data: []byte(baseFiles["etc/gitconfig"])})
+	}
 	labels := map[string]string{
 		LabelProject: "1", LabelKind: KindEnv, LabelKey: key,
 		LabelRepo: spec.Name, LabelBase: spec.Base,
@@ -128,8 +137,13 @@ func EnvRef(ctx context.Context, spec EnvSpec) (string, error) {
 func envRef(spec EnvSpec, sourceKey string) (ref, key string) {
 	pre, _ := json.Marshal(spec.PreInstall)
 	inst, _ := json.Marshal(spec.Install)
-	key = hashKey(fmt.Sprintf("featbench environment image\nrecipe %d\nbase %s\nsource %s\npre-install %s\ninstall %s\n",
-		envRecipe, spec.Base, sourceKey, pre, inst))
+	text := fmt.Sprintf("featbench environment image\nrecipe %d\nbase %s\nsource %s\npre-install %s\ninstall %s\n",
+		envRecipe, spec.Base, sourceKey, pre, inst)
+	if spec.RegistryBase {
+		// Only then: the keys of images on Debian bases stay as they were.
+		text += "registry base\n" + registryPreamble + registryCheck
+	}
+	key = hashKey(text)
 	return prefixOr(spec.Prefix) + "/env-" + sanitizeName(spec.Name) + ":" + key, key
 }
 
@@ -161,17 +175,52 @@ func sanitizeName(name string) string {
 // runs as written, under bash with pipefail.
 func envDockerfile(spec EnvSpec) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "FROM %s\n", spec.Base)
-	b.WriteString("COPY src/ /testbed/\nWORKDIR /testbed\n")
-	for _, cmd := range slices.Concat(spec.PreInstall, spec.Install,
-		[]string{"git init -q && git add -A -f && git commit -q --no-verify -m 'featbench environment'"}) {
+	run := func(argv ...string) {
 		b.WriteString("RUN ")
 		enc := json.NewEncoder(&b) // ends the line
 		enc.SetEscapeHTML(false)   // keep && readable in the build's output
-		_ = enc.Encode([]string{"/bin/bash", "-o", "pipefail", "-c", cmd})
+		_ = enc.Encode(argv)
 	}
+	fmt.Fprintf(&b, "FROM %s\n", spec.Base)
+	if spec.RegistryBase {
+		// What a Debian base has built in; the image's own user may be
+		// anyone, the harness's steps are root's.
+		b.WriteString("USER root\n")
+		for _, c := range baseChanges {
+			if !strings.HasPrefix(c, "CMD ") && !strings.HasPrefix(c, "ENV PATH=") {
+				b.WriteString(c + "\n")
+			}
+		}
+		b.WriteString("COPY featbench/gitconfig /etc/gitconfig\n")
+		run("/bin/sh", "-c", registryPreamble)
+	}
+	b.WriteString("COPY src/ /testbed/\nWORKDIR /testbed\n")
+	cmds := slices.Concat(spec.PreInstall, spec.Install)
+	for _, cmd := range cmds {
+		run("/bin/bash", "-o", "pipefail", "-c", cmd)
+	}
+	if spec.RegistryBase {
+		run("/bin/sh", "-c", registryCheck)
+	}
+	run("/bin/bash", "-o", "pipefail", "-c", "git init -q && git add -A -f && git commit -q --no-verify -m 'featbench environment'")
 	return b.String()
 }
+
+// registryPreamble runs first on a registry base: the install commands
+// run under bash, so it must be there.
+const registryPreamble = `command -v bash >/dev/null 2>&1 || { echo "featbench: the base image has no bash, which the install commands run under" >&2; exit 1; }`
+
+// registryCheck runs on a registry base after the install commands (which
+// may install what is missing): the harness needs git (to reach and seal
+// the starting point), setpriv (util-linux: to drop to the tests' user),
+// and a python3 that imports pytest.
+const registryCheck = `missing=""
+for p in git setpriv python3; do command -v "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import pytest" >/dev/null 2>&1; then missing="$missing pytest"; fi
+if [ -n "$missing" ]; then
+	echo "featbench: the environment lacks what the harness needs:$missing (install it in the repository's pre_install, or use a base image that has it)" >&2
+	exit 1
+fi`
 
 // loadSource reads a source's files and returns them with a key of their
 // content.
