@@ -46,6 +46,11 @@ type Engine interface {
 	ImageExists(ctx context.Context, ref string) (bool, error)
 	ImportRootfs(ctx context.Context, dir, ref string, labels map[string]string, changes []string) error
 	Build(ctx context.Context, ref, dockerfile string, files []container.File, labels map[string]string, log io.Writer) error
+	// BuildNetworked and Start build behind a build gate (internal/gate),
+	// whose container Start starts.
+	BuildNetworked(ctx context.Context, ref, dockerfile string, files []container.File, labels map[string]string, net container.BuildNetwork, log io.Writer) error
+	Start(ctx context.Context, spec container.Spec) (*container.Container, error)
+	RemoveImage(ctx context.Context, ref string) error
 }
 
 var _ Engine = (*container.Engine)(nil)
