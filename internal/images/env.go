@@ -45,7 +45,7 @@ const (
 	// lockReqFile and pinsFile hold a locked environment's requirements (with
 	// hashes) and its name==version pins.
 	lockReqFile = "/opt/featbench/lock.txt"
-	pinsFile = "/opt/featbench/lock-pins.txt"
+	pinsFile    = "/opt/featbench/lock-pins.txt"
 )
 
 // venvPath is PATH in an environment image: the venv first.
