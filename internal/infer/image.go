@@ -30,7 +30,7 @@ const (
 
 // imageRecipe is the version of the agent layer's recipe: bump it when
 // the Dockerfile changes.
-const imageRecipe = 1
+const imageRecipe = 2
 
 // Labels of the agent images.
 const (
@@ -145,7 +145,9 @@ func dockerfile(env string, npm bool) string {
 			"/node_modules/.bin:$PATH npm rebuild --offline --no-audit --no-fund --foreground-scripts; fi"
 	}
 	fmt.Fprintf(&b, "RUN [\"/bin/bash\", \"-o\", \"pipefail\", \"-c\", %q]\n", run)
-	fmt.Fprintf(&b, "ENV PATH=%s/node_modules/.bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n", agentHome)
+	// The environment's PATH after the agent's programs: its Python is the
+	// repository's virtual environment (internal/images.VenvDir).
+	fmt.Fprintf(&b, "ENV PATH=%s/node_modules/.bin:$PATH\n", agentHome)
 	return b.String()
 }
 
