@@ -28,16 +28,17 @@ import (
 // Labels set on every image this package builds.
 const (
 	LabelProject = "featbench.project" // always "1"
-	LabelKind    = "featbench.kind"    // KindBase or KindEnv
+	LabelKind    = "featbench.kind"    // KindBase, KindLayer or KindEnv
 	LabelKey     = "featbench.key"     // the recipe hash in the tag
 	LabelRepo    = "featbench.repo"    // an environment image's repository (EnvSpec.Name)
-	LabelBase    = "featbench.base"    // an environment image's base image
+	LabelBase    = "featbench.base"    // an environment image's or a layer's base image
 )
 
 // Image kinds, the values of LabelKind.
 const (
-	KindBase = "base"
-	KindEnv  = "env"
+	KindBase  = "base"
+	KindLayer = "layer" // Debian packages a repository adds, on a base image
+	KindEnv   = "env"
 )
 
 // Engine is what this package needs of a Docker engine; *container.Engine
