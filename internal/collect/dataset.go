@@ -134,13 +134,24 @@ type manifestSplit struct {
 // manifestRepoOf is a repository's entry in dataset.toml: where its code
 // comes from and how it is installed, on the base of which Python, so
 // that cmd/eval builds the environment collection verified on.
-func manifestRepoOf(rc config.Repo) manifestRepo {
+//
+// A networked environment's entry says so and gives env's indexes,
+// cut-off and lock (env is nil before collection: the preflight checks
+// the rest).
+func manifestRepoOf(rc config.Repo, env *envOut) manifestRepo {
 	python := rc.Python
 	if b, ok := pybase.Lookup(python); ok {
 		python = b.Python // "" named the default
 	}
 	mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
 		Environment: bench.Environment{Python: python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
+	if rc.Network == config.NetworkBuild {
+		mr.Environment.Network = bench.NetworkBuild
+		if env != nil {
+			mr.Environment.IndexURL, mr.Environment.ExtraIndexURL = env.IndexURL, env.ExtraIndexURL
+			mr.Environment.ExcludeNewer, mr.Environment.Lock = env.ExcludeNewer, env.Lock
+		}
+	}
 	if rc.Commit == "" {
 		mr.Source.Path = filepath.ToSlash(rc.Source)
 	} else {
@@ -199,7 +210,7 @@ func preflight(o Options, out, key string, repos []config.Repo) error {
 	name, version, _ := strings.Cut(key, "/")
 	var mrs []manifestRepo
 	for _, rc := range repos {
-		mrs = append(mrs, manifestRepoOf(rc))
+		mrs = append(mrs, manifestRepoOf(rc, nil))
 	}
 	m := newManifest(o, name, version, mrs)
 	m.Splits = []manifestSplit{{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Size: 1}}
@@ -245,7 +256,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 			}
 			return a.Level < b.Level
 		})
-		repos = append(repos, manifestRepoOf(rc))
+		repos = append(repos, manifestRepoOf(rc, &res.env))
 		if release == "" && rc.Commit != "" {
 			if d := commitDate(ctx, o.Root, rc.Source, rc.Commit); d > release {
 				release = d

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,6 +175,21 @@ func TestCollectErrors(t *testing.T) {
 		t.Errorf("failing install: %v", err)
 	}
 
+	// The only repository, from git without a release date in the
+	// configuration, fails: the error says why, not that a date is
+	// missing (which it took from the commit, had the repository been
+	// collected).
+	root, cfg = project(t, "")
+	commit := gitInit(t, filepath.Join(root, "minilib"))
+	cfg.Collect.ReleaseDate = ""
+	cfg.Collect.Repos[0].Commit = commit
+	cfg.Collect.Repos[0].Install = []string{"exit 7"}
+	_, err = Run(ctx, Options{Root: root, Config: cfg, Dataset: "mini/v1", Engine: eng})
+	if err == nil || !strings.Contains(err.Error(), "stage env") || !strings.Contains(err.Error(), "no repository was collected (1 failed)") ||
+		strings.Contains(err.Error(), "release date") {
+		t.Errorf("the only repository failing: %v", err)
+	}
+
 	root, cfg = project(t, "")
 	if err := os.RemoveAll(filepath.Join(root, "minilib", "tests")); err != nil {
 		t.Fatal(err)
@@ -327,4 +343,21 @@ func TestRunFileTampering(t *testing.T) {
 			t.Errorf("%s: tampering %q, want sys.excepthook named", file, out.Tampering)
 		}
 	}
+}
+
+// gitInit makes dir a git repository of one commit of its files and
+// returns the commit.
+func gitInit(t *testing.T, dir string) string {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "fixture"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", args, err, out)
+		}
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -357,7 +357,10 @@ func envRef(spec EnvSpec, sourceKey string) (ref, key string) {
 	text := fmt.Sprintf("featbench environment image\nrecipe %d\nbase %s\nsource %s\npre-install %s\ninstall %s\n",
 		envRecipe, spec.Base, sourceKey, pre, inst)
 	if spec.Index != nil {
-		lock, _ := json.Marshal(spec.Lock)
+		lock := []byte("[]") // no lock and an empty one: the same image
+		if len(spec.Lock) > 0 {
+			lock, _ = json.Marshal(spec.Lock)
+		}
 		text += fmt.Sprintf("network build\nlock %s\n", lock)
 	}
 	key = hashKey(text)

@@ -9,6 +9,7 @@ package pyindex
 import (
 	"fmt"
 	"mime"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -125,4 +126,84 @@ func WantsJSON(accept, format string) bool {
 		}
 	}
 	return jq > 0 && jq >= hq
+}
+
+// PyPI is pip's default index.
+const PyPI = "https://pypi.org/simple/"
+
+// PipIndexes returns the indexes pip on this machine is configured with,
+// as pip reads them: PIP_INDEX_URL and PIP_EXTRA_INDEX_URL, else
+// index-url and extra-index-url of the [global] or [install] section of
+// its configuration files (the site-wide ones, then the user's under
+// home, then PIP_CONFIG_FILE, the later winning), else PyPI. from says
+// where they came from, for the log.
+func PipIndexes(getenv func(string) string, home string) (index string, extra []string, from string) {
+	index, from = PyPI, "pip's default"
+	files := []string{"/etc/xdg/pip/pip.conf", "/etc/pip.conf"}
+	if home != "" {
+		files = append(files, home+"/.pip/pip.conf", home+"/.config/pip/pip.conf")
+	}
+	if f := getenv("PIP_CONFIG_FILE"); f != "" && f != os.DevNull {
+		files = append(files, f)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		i, e := readPipConf(string(data))
+		if i != "" {
+			index, from = i, f
+		}
+		if e != nil {
+			extra, from = e, f
+		}
+	}
+	if v := getenv("PIP_INDEX_URL"); v != "" {
+		index, from = v, "PIP_INDEX_URL"
+	}
+	if v := getenv("PIP_EXTRA_INDEX_URL"); v != "" {
+		extra, from = strings.Fields(v), "PIP_EXTRA_INDEX_URL"
+	}
+	return index, extra, from
+}
+
+// readPipConf reads index-url and extra-index-url (which may continue on
+// indented lines) of the [global] and [install] sections of a pip.conf.
+func readPipConf(text string) (index string, extra []string) {
+	section, key := "", ""
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
+			continue
+		case strings.HasPrefix(trimmed, "[") && strings.HasSuffix(trimmed, "]"):
+			section, key = strings.ToLower(strings.Trim(trimmed, "[]")), ""
+			continue
+		case line[0] == ' ' || line[0] == '\t':
+			if key == "extra-index-url" && (section == "global" || section == "install") {
+				extra = append(extra, strings.Fields(trimmed)...)
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(trimmed, "=")
+		if !ok {
+			k, v, ok = strings.Cut(trimmed, ":")
+		}
+		if !ok {
+			continue
+		}
+		key = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
+		v = strings.TrimSpace(v)
+		if section != "global" && section != "install" {
+			continue
+		}
+		switch key {
+		case "index-url":
+			index = v
+		case "extra-index-url":
+			extra = strings.Fields(v)
+		}
+	}
+	return index, extra
 }

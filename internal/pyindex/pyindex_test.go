@@ -210,3 +210,23 @@ func TestFolder(t *testing.T) {
 		t.Errorf("root page: %s", body)
 	}
 }
+
+func TestPipIndexes(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if i, e, from := PipIndexes(getenv, home); i != PyPI || e != nil || from != "pip's default" {
+		t.Errorf("nothing configured: %q %q %q", i, e, from)
+	}
+	conf := filepath.Join(home, ".config", "pip", "pip.conf")
+	os.MkdirAll(filepath.Dir(conf), 0o755)
+	os.WriteFile(conf, []byte("[global]\nindex-url = https://mirror.example/simple/\nextra-index-url =\n    https://a.example/simple/\n    https://b.example/simple/\n[download]\nindex-url = https://other.example/\n"), 0o644)
+	i, e, from := PipIndexes(getenv, home)
+	if i != "https://mirror.example/simple/" || strings.Join(e, " ") != "https://a.example/simple/ https://b.example/simple/" || from != conf {
+		t.Errorf("pip.conf: %q %q %q", i, e, from)
+	}
+	env["PIP_INDEX_URL"] = "http://127.0.0.1:8080/simple/"
+	if i, _, from := PipIndexes(getenv, home); i != "http://127.0.0.1:8080/simple/" || from != "PIP_INDEX_URL" {
+		t.Errorf("PIP_INDEX_URL: %q %q", i, from)
+	}
+}
