@@ -125,6 +125,11 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			spec.Source.Dir = filepath.Join(p.root, filepath.FromSlash(repo.Source.Path))
 		} else {
 			spec.Source.GitURL, spec.Source.Commit = repo.Source.Git, repo.Source.Commit
+			// A path is the project's, as collect read it (a clone beside
+			// featbench.toml), not the working directory's.
+			if g := repo.Source.Git; !filepath.IsAbs(g) && !strings.Contains(g, "://") && !strings.Contains(g, "@") {
+				spec.Source.GitURL = filepath.Join(p.root, filepath.FromSlash(g))
+			}
 		}
 		bs := images.BaseSpec{Prefix: p.cfg.Eval.ImagePrefix}
 		if env := repo.Environment; env != nil {
