@@ -93,3 +93,49 @@ cat `+images.FreezeFile)
 		})
 	}
 }
+
+// TestRunnerWithProjectCoverage: a project whose addopts turn pytest-cov
+// on (python-semver's --cov=semver) runs under the harness's runner to
+// the end, exit 0: coverage keeps its data under /tmp, which the log
+// says, where on main every such run ended in an INTERNALERROR (exit 3:
+// "Couldn't use data file '/testbed/.coverage'").
+func TestRunnerWithProjectCoverage(t *testing.T) {
+	eng, _ := imagestest.Base(t)
+	ctx := context.Background()
+	base, err := images.EnsureBase(ctx, eng, images.BaseSpec{Packages: []string{"python3-pytest-cov", "python3-pytest"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"pyproject.toml": "[build-system]\nrequires = [\"setuptools>=61\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"covlib\"\nversion = \"0.1\"\n\n" +
+			"[tool.setuptools]\npackages = [\"covlib\"]\n\n[tool.pytest.ini_options]\naddopts = \"--cov=covlib --cov-report=term-missing --cov-branch\"\n",
+		"covlib/__init__.py":   "def double(x):\n    return 2 * x\n",
+		"tests/test_double.py": "from covlib import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
+	} {
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(name)), data)
+	}
+	ref, err := images.EnsureEnv(ctx, eng, images.EnvSpec{Name: "covlib", Source: images.Source{Dir: dir}, Install: []string{editable}, Base: base}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := start1(t, eng, ref)
+	if err := c.CopyIn(ctx, "/fb", []container.File{
+		{Path: pytest.RunnerFile, Mode: 0o644, Data: pytest.RunnerSource()},
+		{Path: "plugin/" + pytest.PluginFile, Mode: 0o644, Data: pytest.PluginSource()},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	o := pytest.RunOptions{Root: "/testbed", File: "tests/test_double.py", JUnitXML: "/tmp/j.xml", JSONL: "/fb/stream.jsonl",
+		PluginDir: "/fb/plugin", Runner: "/fb/" + pytest.RunnerFile, User: "65534:65534"}
+	res, err := c.Exec(ctx, pytest.Command(o), container.ExecOptions{WorkDir: "/testbed", Env: pytest.Env(o), Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || strings.Contains(string(res.Stdout), "INTERNALERROR") || !strings.Contains(string(res.Stdout), "1 passed") {
+		t.Errorf("exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if !strings.Contains(string(res.Stderr), "pytest-cov keeps its data in COVERAGE_FILE="+pytest.CoverageFile) {
+		t.Errorf("the log does not say where coverage went:\n%s", res.Stderr)
+	}
+}
