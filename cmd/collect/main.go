@@ -4,6 +4,7 @@
 //
 //	collect --dataset NAME/VERSION [--repo OWNER/NAME] [--stage NAME] [--seed N]
 //	collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
+//	collect index --dir WHEELS [--addr HOST:PORT]
 package main
 
 import (
@@ -34,6 +35,7 @@ func main() {
 
 const usage = `usage: collect --dataset NAME/VERSION [flags]
        collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
+       collect index --dir WHEELS [--addr HOST:PORT]
 
 Turns the repositories of featbench.toml's [[collect.repo]] tables into
 verified task instances (FeatureBench's method: run the tests, trace them,
@@ -54,9 +56,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if len(args) > 0 && args[0] == "graph" {
+	switch {
+	case len(args) > 0 && args[0] == "graph":
 		err = cmdGraph(ctx, args[1:], stdout, stderr)
-	} else {
+	case len(args) > 0 && args[0] == "index":
+		err = cmdIndex(ctx, args[1:], stdout, stderr)
+	default:
 		err = cmdCollect(ctx, args, stdout, stderr)
 	}
 	switch {
