@@ -1,4 +1,4 @@
-package relay
+package relay_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/images/imagestest"
+	"github.com/featbench/featbench/internal/relay"
 )
 
 // These tests run relays in a real container of the base image over the
@@ -74,7 +75,7 @@ func TestRelayAttacks(t *testing.T) {
 		name, greeting, attack, want string
 		exit, greetErr               bool
 	}{
-		{name: "oversized length", attack: frame(1, MaxFrame+1, ""), want: "a frame of 65537 bytes for connection 1, over the 65536 a frame may have"},
+		{name: "oversized length", attack: frame(1, relay.MaxFrame+1, ""), want: "a frame of 65537 bytes for connection 1, over the 65536 a frame may have"},
 		{name: "the largest length", attack: frame(1, 1<<32-1, ""), want: "a frame of 4294967295 bytes"},
 		{name: "unknown connection id", attack: frame(1, 1, "x") + "+" + frame(7, 1, "y"), want: "a frame for connection 7, which it never opened (the last it opened is 1)"},
 		{name: "connection id 0", attack: frame(0, 1, "x"), want: "a frame for connection 0, which it never opened"},
@@ -90,7 +91,7 @@ func TestRelayAttacks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			greeting := c.greeting
 			if greeting == "" {
-				greeting = "b'" + Greeting + "'"
+				greeting = "b'" + relay.Greeting + "'"
 			}
 			program := strings.NewReplacer("GREETING", "("+greeting+")", "ATTACK", "("+c.attack+")", "EXIT", map[bool]string{true: "True", false: "False"}[c.exit]).Replace(hostile)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -100,12 +101,12 @@ func TestRelayAttacks(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			r := New(s, "the test proxy", 9100)
+			r := relay.New(s, "the test proxy", 9100)
 			r.SetStderr(s.Stderr)
 			begin := time.Now()
 			err = r.Greet(ctx, 20*time.Second)
 			if c.greetErr {
-				if err == nil || !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), c.want) {
+				if err == nil || !errors.Is(err, relay.ErrProtocol) || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("the greeting: %v; want %q", err, c.want)
 				}
 				return
@@ -130,7 +131,7 @@ func TestRelayAttacks(t *testing.T) {
 				t.Fatal("the relay did not end in 20 s")
 			}
 			err = r.Err()
-			if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, relay.ErrProtocol) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("the relay ended with %v; want %q", err, c.want)
 			}
 			if f := r.Failure(); !strings.Contains(f.Error(), "the test proxy's relay failed") || !strings.Contains(f.Error(), "FBRELAY1") {
@@ -138,7 +139,7 @@ func TestRelayAttacks(t *testing.T) {
 			}
 			select {
 			case err := <-served:
-				if !errors.Is(err, ErrProtocol) {
+				if !errors.Is(err, relay.ErrProtocol) {
 					t.Errorf("the proxy's Serve returned %v; want the relay's error", err)
 				}
 			case <-time.After(10 * time.Second):
@@ -148,12 +149,8 @@ func TestRelayAttacks(t *testing.T) {
 			if d := time.Since(begin); d > 30*time.Second {
 				t.Errorf("ending the relay took %s", d)
 			}
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			for id, c := range r.conns {
-				if _, err := c.local.Write([]byte("x")); err == nil {
-					t.Errorf("connection %d is still open", id)
-				}
+			for _, id := range relay.StillOpen(r) {
+				t.Errorf("connection %d is still open", id)
 			}
 		})
 	}
@@ -168,7 +165,7 @@ func TestRelayGreetingTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	r := New(s, "the test proxy", 9100)
+	r := relay.New(s, "the test proxy", 9100)
 	begin := time.Now()
 	if err := r.Greet(ctx, 2*time.Second); err == nil || !strings.Contains(err.Error(), "no greeting in 2s") {
 		t.Errorf("greet: %v", err)
