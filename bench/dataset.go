@@ -31,7 +31,11 @@ type Manifest struct {
 	Layout string `toml:"layout"`
 	// Level2 says how level 2 instances are evaluated: Level2AgentCode
 	// (the default, FeatureBench's from-scratch setting) or Level2InRepo.
-	Level2   string       `toml:"level2"`
+	Level2 string `toml:"level2"`
+	// Images says where each instance's environment comes from:
+	// ImagesBuild (the default: built from the repository's source) or
+	// ImagesInstance (the instance's image_name, from its registry).
+	Images   string       `toml:"images"`
 	Citation *Citation    `toml:"citation"`
 	Repos    []Repository `toml:"repositories"`
 	Splits   []Split      `toml:"splits"`
@@ -149,7 +153,11 @@ type Source struct {
 type Environment struct {
 	// Python picks the base image (internal/pybase): "3.11", Debian
 	// bookworm's, when empty.
-	Python     string   `toml:"python"`
+	Python string `toml:"python"`
+	// BaseImage, when set, is the base image instead: an image from a
+	// registry, pinned by digest (NAME@sha256:…), which cmd/collect
+	// resolved the repository's base_image to.
+	BaseImage  string   `toml:"base_image"`
 	Packages   []string `toml:"packages"`
 	PreInstall []string `toml:"pre_install"`
 	Install    []string `toml:"install"`
@@ -169,6 +177,11 @@ type Environment struct {
 	// name, version and the sha256 of the file installed, so that
 	// cmd/eval rebuilds the same environment from the dataset later.
 	Lock []pylock.Package `toml:"lock,omitempty"`
+	// Interpreter is the Python the harness runs pytest (and its guard)
+	// with in the image: "python3" from $PATH when empty, else an
+	// absolute path (a FeatureBench image's environment is
+	// /opt/miniconda3/envs/testbed/bin/python).
+	Interpreter string `toml:"interpreter"`
 }
 
 // NetworkBuild is Environment.Network of an environment whose install

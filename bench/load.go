@@ -18,6 +18,7 @@ import (
 
 	"github.com/featbench/featbench/internal/pybase"
 	"github.com/featbench/featbench/internal/pylock"
+	"github.com/featbench/featbench/internal/registry"
 	"github.com/featbench/featbench/internal/tomlstrict"
 )
 
@@ -265,6 +266,9 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 			ds.Instances, ps = readInstances(instPath, raw, repos, ps)
 		}
 	}
+	if ds.ImagesOrDefault() == ImagesInstance {
+		ps = checkInstanceImages(instPath, ds.Instances, ps)
+	}
 	if f.file(CollectionFile) != nil {
 		cp := filepath.Join(f.path, CollectionFile)
 		if raw, err := f.read(CollectionFile, maxCollectionFile); err != nil {
@@ -395,6 +399,9 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 	if m.Layout != "" && m.Layout != LayoutComplete && m.Layout != LayoutMasked {
 		bad("layout", "is %s; want %q (the source is the complete project, patch the gold solution) or %q (FeatureBench: patch is the masking diff)", tomlstrict.Quote(m.Layout), LayoutComplete, LayoutMasked)
 	}
+	if m.Images != "" && m.Images != ImagesBuild && m.Images != ImagesInstance {
+		bad("images", "is %s; want %q (built from each repository's source) or %q (each instance's image_name, from its registry)", tomlstrict.Quote(m.Images), ImagesBuild, ImagesInstance)
+	}
 	if m.Level2 != "" && m.Level2 != Level2AgentCode && m.Level2 != Level2InRepo {
 		bad("level2", "is %s; want %q or %q", tomlstrict.Quote(m.Level2), Level2AgentCode, Level2InRepo)
 	}
@@ -478,6 +485,16 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 			// fail only when evaluating.
 			if msg := pybase.Check(env.Python); msg != "" {
 				bad(field+".environment.python", "%s", msg)
+			}
+			if env.BaseImage != "" {
+				if _, err := registry.PinnedRef(env.BaseImage); err != nil {
+					bad(field+".environment.base_image", "%v", err)
+				} else if len(env.Packages) > 0 {
+					bad(field+".environment.packages", "lists Debian packages, which go on the Debian bases only; a base_image from a registry brings its own (install more in pre_install)")
+				}
+			}
+			if p := env.Interpreter; p != "" && (!path.IsAbs(p) || path.Clean(p) != p || checkText(p, maxCommand, oneLine) != "" || strings.ContainsAny(p, " '\"\\$`")) {
+				bad(field+".environment.interpreter", "is %s; want an absolute path such as /opt/miniconda3/envs/testbed/bin/python", tomlstrict.Quote(p))
 			}
 			if len(env.Packages) > maxPackages {
 				bad(field+".environment.packages", "lists %d; at most %d", len(env.Packages), maxPackages)
@@ -726,6 +743,23 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 	if len(in.CreatedAt) <= maxCreatedAt {
 		if _, err := in.Created(); err != nil {
 			bad("created_at", "%v", err)
+		}
+	}
+	return ps
+}
+
+// checkInstanceImages checks, in a dataset whose instances bring their
+// images (ImagesInstance), what grading takes from each instance: its
+// image, and the test settings of its repo_settings.
+func checkInstanceImages(path string, ins []*Instance, ps Problems) Problems {
+	for _, in := range ins {
+		if in.ImageName == "" {
+			ps.Add(path, in.Line, "image_name", "is required: the dataset's images are the instances' own (images = %q)", ImagesInstance)
+		} else if _, err := registry.Parse(in.ImageName); err != nil {
+			ps.Add(path, in.Line, "image_name", "%v", err)
+		}
+		if _, err := in.TestSettings(); err != nil {
+			ps.Add(path, in.Line, "repo_settings", "%v", err)
 		}
 	}
 	return ps

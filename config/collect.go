@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/internal/pybase"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // Collect configures cmd/collect: where its work goes, how its datasets
@@ -37,10 +38,15 @@ type Repo struct {
 	License    string `toml:"license"`
 	// Source is a folder (relative to the project root) or a git
 	// repository (a URL or path git can clone offline), at Commit.
-	Source     string   `toml:"source"`
-	Commit     string   `toml:"commit"`
-	Python     string   `toml:"python"`   // the Python the tests need: it picks the base image (internal/pybase)
-	Packages   []string `toml:"packages"` // extra Debian packages (python3-*) in the base image
+	Source   string   `toml:"source"`
+	Commit   string   `toml:"commit"`
+	Python   string   `toml:"python"`   // the Python the tests need: it picks the base image (internal/pybase)
+	Packages []string `toml:"packages"` // extra Debian packages (python3-*) in the base image
+	// BaseImage, when set, is the base image instead of the Debian base
+	// of Python: any reference the engine can pull ("python:3.12-slim",
+	// "ghcr.io/o/img@sha256:…"), pulled with the user's docker
+	// credentials (never this file's) and pinned by digest in the dataset.
+	BaseImage  string   `toml:"base_image"`
 	PreInstall []string `toml:"pre_install"`
 	Install    []string `toml:"install"`
 	ImportName string   `toml:"import_name"` // the library's import name
@@ -175,6 +181,13 @@ func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
 	}
 	if msg := pybase.Check(r.Python); msg != "" {
 		c.add(key+".python", "%s", msg)
+	}
+	if r.BaseImage != "" {
+		if _, err := registry.Parse(r.BaseImage); err != nil {
+			c.add(key+".base_image", "%v", err)
+		} else if len(r.Packages) > 0 {
+			c.add(key+".packages", "lists Debian packages, which go on the Debian bases only; with base_image, install what the image lacks in pre_install")
+		}
 	}
 	if len(r.Install) == 0 {
 		c.add(key+".install", "is missing: the commands that install the repository, e.g. [\"pip install --no-index --no-deps --no-build-isolation -e .\"]")

@@ -554,3 +554,25 @@ func TestRepoPython(t *testing.T) {
 		t.Errorf("python 3.12: %v\nwant it to contain %s", err, want)
 	}
 }
+
+// TestRepoBaseImage: collect.repo.base_image is a reference the engine
+// can pull; a bad one, or Debian packages beside it, is an error naming
+// the file, the line and the key.
+func TestRepoBaseImage(t *testing.T) {
+	repo := func(lines string) string {
+		return "[[collect.repo]]\nrepository = \"o/r\"\nsource = \"r\"\ninstall = [\"pip install .\"]\nimport_name = \"r\"\n" + lines
+	}
+	cfg, err := config.Load(write(t, repo(`base_image = "python:3.12-slim"`)))
+	if err != nil || cfg.Collect.Repos[0].BaseImage != "python:3.12-slim" {
+		t.Fatalf("base_image: %v", err)
+	}
+	for _, c := range []struct{ lines, want string }{
+		{`base_image = "Python:3.12"`, `:6: field "collect.repo[0].base_image": image reference "Python:3.12"`},
+		{"base_image = \"python:3.12-slim\"\npackages = [\"python3-yaml\"]", `:7: field "collect.repo[0].packages": lists Debian packages, which go on the Debian bases only`},
+	} {
+		path := write(t, repo(c.lines))
+		if _, err := config.Load(path); err == nil || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("%s: %v\nwant %s", c.lines, err, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@
 //	collect --dataset NAME/VERSION [--repo OWNER/NAME] [--stage NAME] [--seed N]
 //	collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
 //	collect index --dir WHEELS [--addr HOST:PORT]
+//	collect import --featurebench FILE --dataset NAME/VERSION [--registry HOST]
 package main
 
 import (
@@ -36,6 +37,7 @@ func main() {
 const usage = `usage: collect --dataset NAME/VERSION [flags]
        collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
        collect index --dir WHEELS [--addr HOST:PORT]
+       collect import --featurebench FILE --dataset NAME/VERSION [flags]
 
 Turns the repositories of featbench.toml's [[collect.repo]] tables into
 verified task instances (FeatureBench's method: run the tests, trace them,
@@ -61,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdGraph(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "index":
 		err = cmdIndex(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "import":
+		err = cmdImport(ctx, args[1:], stdout, stderr)
 	default:
 		err = cmdCollect(ctx, args, stdout, stderr)
 	}

@@ -20,6 +20,12 @@ func runCollect(args ...string) (string, string, int) {
 }
 
 func TestUsage(t *testing.T) {
+	if _, errOut, code := runCollect("import", "--help"); code != 0 || !strings.Contains(errOut, "--featurebench") || !strings.Contains(errOut, "docker login") {
+		t.Errorf("import --help: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCollect("import", "--dataset", "fb/v1"); code != 2 || !strings.Contains(errOut, "--featurebench FILE and --dataset NAME/VERSION are required") {
+		t.Errorf("import without a file: exit %d\n%s", code, errOut)
+	}
 	if _, errOut, code := runCollect("--help"); code != 0 || !strings.Contains(errOut, "--dataset") || !strings.Contains(errOut, "Stages: env, discover") {
 		t.Errorf("--help: exit %d\n%s", code, errOut)
 	}

@@ -39,6 +39,14 @@ func (e *haveAll) Start(context.Context, container.Spec) (*container.Container, 
 
 func (e *haveAll) RemoveImage(context.Context, string) error { panic("nothing is removed") }
 
+func (e *haveAll) Pull(context.Context, string, string, io.Writer) error {
+	panic("nothing is pulled")
+}
+
+func (e *haveAll) RepoDigests(context.Context, string) ([]string, error) {
+	panic("nothing is pulled")
+}
+
 // TestBuildImagesPython: a repository's environment is built on the base
 // of the Python its dataset.toml names, the one collection verified its
 // instances on; none named is the default's.

@@ -56,7 +56,7 @@ func runEval(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"infer", "--help"}, {"run", "--help"}, {"submit", "--help"}, {"validate", "--help"}, {"images", "--help"}, {"clean", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"infer", "--help"}, {"run", "--help"}, {"submit", "--help"}, {"validate", "--help"}, {"images", "--help"}, {"clean", "--help"}, {"compare", "--help"}} {
 		out, _, code := runEval(t, args...)
 		if code != 0 || !strings.Contains(out, "usage: eval") {
 			t.Errorf("eval %s: exit %d, output %q; want the usage and exit 0", strings.Join(args, " "), code, out)

@@ -16,6 +16,7 @@ import (
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/pyindex"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // project is what every command reads: the project root, featbench.toml
@@ -111,6 +112,9 @@ func (p *project) limits(instance time.Duration) (evaluate.Limits, error) {
 // Each is built on the base image of the Python its dataset.toml names,
 // so that grading runs on the base collection verified the instances on.
 func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+	if ds.ImagesOrDefault() == bench.ImagesInstance {
+		return pullImages(ctx, eng, ds, ins, log)
+	}
 	out := map[string]string{}
 	for _, in := range ins {
 		if out[in.Repo] != "" {
@@ -132,6 +136,7 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			}
 		}
 		bs := images.BaseSpec{Prefix: p.cfg.Eval.ImagePrefix}
+		fromRegistry := ""
 		if env := repo.Environment; env != nil {
 			spec.PreInstall, spec.Install = env.PreInstall, env.Install
 			bs.Python, bs.Packages = env.Python, env.Packages
@@ -139,12 +144,21 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 				spec.Index = &images.Index{URLs: p.indexes(env), Labels: map[string]string{evaluate.LabelProject: "1"}}
 				spec.Lock = env.Lock
 			}
+			fromRegistry = env.BaseImage
 		}
-		base, err := images.EnsureBase(ctx, eng, bs, log)
+		var base string
+		var err error
+		if fromRegistry != "" {
+			// Pinned by digest in the dataset: the engine checks that
+			// what the registry sends is what collection used.
+			base, err = images.EnsurePulled(ctx, eng, fromRegistry, registry.Keychain{}, log)
+		} else {
+			base, err = images.EnsureBase(ctx, eng, bs, log)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("base image: %w", err)
+			return nil, fmt.Errorf("base image of %s: %w", repo.Name, err)
 		}
-		spec.Base = base
+		spec.Base, spec.RegistryBase = base, fromRegistry != ""
 		ref, err := images.EnsureEnv(ctx, eng, spec, log)
 		if err != nil {
 			return nil, fmt.Errorf("environment of %s: %w", repo.Name, err)
@@ -168,6 +182,28 @@ func (p *project) indexes(env *bench.Environment) []string {
 	home, _ := os.UserHomeDir()
 	index, extra, _ := pyindex.PipIndexes(os.Getenv, home)
 	return append([]string{index}, extra...)
+}
+
+// pullImages takes, for a dataset whose instances bring their images
+// (FeatureBench's), each instance's image_name from its registry, pinned by
+// digest, and returns them by instance id (evaluate.ImageKey). Credentials
+// are the user's docker configuration's.
+func pullImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+	out := map[string]string{}
+	pinned := map[string]string{} // image_name -> pinned, pulled once
+	for _, in := range ins {
+		ref := pinned[in.ImageName]
+		if ref == "" {
+			var err error
+			ref, err = images.EnsurePulled(ctx, eng, in.ImageName, registry.Keychain{}, log)
+			if err != nil {
+				return nil, fmt.Errorf("the image of %s: %w", in.InstanceID, err)
+			}
+			pinned[in.ImageName] = ref
+		}
+		out[evaluate.ImageKey(ds, in)] = ref
+	}
+	return out, nil
 }
 
 // pick finds a dataset, its split (default: site.default_split, else the

@@ -46,6 +46,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	attempts := fs.Int("attempts", 1, "attempts per instance: a prediction file may give several (attempt or n_attempt); pass@k over them")
 	force := fs.Bool("force", false, "evaluate again what an earlier run of this id finished")
 	timeout := fs.Duration("timeout", 0, "time one instance and attempt may take, everything included (default: eval.instance_timeout)")
+	scan := fs.Bool("leak-scan", true, "with a dataset whose instances bring their images: scan each image for the instances' solutions first (into runs/<run-id>/"+LeakScanFile+")")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
@@ -129,6 +130,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer b.Close()
 	dir := filepath.Join(pr.runsDir(), *id)
+	if *scan && ds.ImagesOrDefault() == bench.ImagesInstance {
+		// A pulled image is not trusted more than one built here.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(dir, LeakScanFile)); err != nil || *force {
+			if err := leakScanRun(ctx, eng, ds, ins, imgs, dir, stderr); err != nil {
+				return err
+			}
+		}
+	}
 	at := fmt.Sprintf("%d at a time", w)
 	if b.Status != nil {
 		at = "as many at a time as the swarm at " + pr.cfg.Eval.Swarm.Manager + " has room for"

@@ -23,6 +23,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/llm"
 )
 
@@ -77,9 +78,13 @@ type Options struct {
 	// are built on Engine whatever runs them.
 	Executor Starter
 	LLM      Chatter // nil: the deterministic classifier, statements without LLM text
-	Log      io.Writer
-	Now      func() time.Time
-	Verbose  bool
+	// Credentials give a repository's base_image's registry the user's
+	// credentials; nil reads the user's docker configuration
+	// (registry.Keychain).
+	Credentials images.Credentials
+	Log         io.Writer
+	Now         func() time.Time
+	Verbose     bool
 
 	report *Report // the run's, filled as it goes
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/pyindex"
 	"github.com/featbench/featbench/internal/pylock"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // envOut is the environment stage's output.
@@ -132,11 +133,19 @@ func (r *repoRun) stageEnv(ctx context.Context) error {
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "=== %s\n", time.Now().UTC().Format(time.RFC3339))
-	base, err := images.EnsureBase(ctx, r.o.Engine, images.BaseSpec{Python: r.rc.Python, Packages: r.rc.Packages, Prefix: prefix}, log)
+	var base string
+	if r.rc.BaseImage != "" {
+		// From a registry, pinned by digest: the dataset records what
+		// came, whatever the tag names later.
+		base, err = images.EnsurePulled(ctx, r.o.Engine, r.rc.BaseImage, r.o.credentials(), log)
+	} else {
+		base, err = images.EnsureBase(ctx, r.o.Engine, images.BaseSpec{Python: r.rc.Python, Packages: r.rc.Packages, Prefix: prefix}, log)
+	}
 	if err != nil {
 		return fmt.Errorf("base image (log: %s): %w", r.w.file("env.log"), err)
 	}
-	spec := images.EnvSpec{Name: r.rc.Repository, Source: src, PreInstall: r.rc.PreInstall, Install: r.rc.Install, Base: base, Prefix: prefix}
+	spec := images.EnvSpec{Name: r.rc.Repository, Source: src, PreInstall: r.rc.PreInstall, Install: r.rc.Install,
+		Base: base, RegistryBase: r.rc.BaseImage != "", Prefix: prefix}
 	env := envOut{Base: base, Commit: r.rc.Commit}
 	if spec.Index, err = r.index(ctx); err != nil {
 		return err
@@ -370,4 +379,13 @@ func gitOutput(ctx context.Context, dir string, args ...string) (string, error) 
 		return "", fmt.Errorf("git %s: %w", args[0], err)
 	}
 	return string(out), nil
+}
+
+// credentials are the options' registry credentials, or the user's
+// docker configuration's.
+func (o Options) credentials() images.Credentials {
+	if o.Credentials != nil {
+		return o.Credentials
+	}
+	return registry.Keychain{}
 }

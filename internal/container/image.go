@@ -309,9 +309,10 @@ func (e *Engine) mustExist(ctx context.Context, op, ref string) error {
 
 // streamMessage is one message of the JSON stream of a build or import.
 type streamMessage struct {
-	Stream      string `json:"stream"`
-	Status      string `json:"status"`
-	Error       string `json:"error"`
+	Aux         json.RawMessage `json:"aux"`
+	Stream      string          `json:"stream"`
+	Status      string          `json:"status"`
+	Error       string          `json:"error"`
 	ErrorDetail *struct {
 		Message string `json:"message"`
 	} `json:"errorDetail"`
@@ -328,6 +329,12 @@ const maxStreamTail = 64 << 10
 // the message of an error message in the stream, which the engine sends
 // with HTTP status 200.
 func readStream(r io.Reader, log io.Writer) ([]byte, error) {
+	return readStreamAux(r, log, nil)
+}
+
+// readStreamAux is readStream that hands each message's aux part (a
+// push's digest, say) to aux, when not nil.
+func readStreamAux(r io.Reader, log io.Writer, aux func(json.RawMessage)) ([]byte, error) {
 	out := newTail(maxStreamTail)
 	dec := json.NewDecoder(r)
 	var failure error
@@ -338,6 +345,9 @@ func readStream(r io.Reader, log io.Writer) ([]byte, error) {
 				return out.Bytes(), failure
 			}
 			return out.Bytes(), errors.Join(failure, fmt.Errorf("reading the engine's messages: %w", err))
+		}
+		if aux != nil && len(m.Aux) > 0 {
+			aux(m.Aux)
 		}
 		text := m.Stream
 		if text == "" && m.Status != "" {

@@ -73,7 +73,7 @@ type Config struct {
 	// false when there is none: no prediction counts as unresolved.
 	Predictions func(instanceID string, attempt int) (Prediction, bool)
 	Gold        bool              // the predictions are the gold patches
-	Images      map[string]string // repository name -> environment image
+	Images      map[string]string // ImageKey -> environment image
 	Dir         string            // runs/<run-id>
 	Workers     int
 	Force       bool // evaluate again what a previous run of this id finished
@@ -110,6 +110,16 @@ type task struct {
 	in      *bench.Instance
 	attempt int
 	pred    Prediction
+}
+
+// ImageKey is what an instance's environment image is found by in
+// Config.Images: its repository's name, or, in a dataset whose instances
+// bring their own images (bench.ImagesInstance), its id.
+func ImageKey(ds *bench.Dataset, in *bench.Instance) string {
+	if ds.ImagesOrDefault() == bench.ImagesInstance {
+		return in.InstanceID
+	}
+	return in.Repo
 }
 
 // Run evaluates every instance and attempt of the configuration that has
@@ -310,9 +320,9 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir, owner strin
 	if a.retried != "" {
 		fmt.Fprintf(logf, "retried: the first evaluation of this attempt lost its container: %s\n\n", a.retried)
 	}
-	image := cfg.Images[tk.in.Repo]
+	image := cfg.Images[ImageKey(cfg.Dataset, tk.in)]
 	if image == "" {
-		a.err = fmt.Errorf("no environment image for repository %s", tk.in.Repo)
+		a.err = fmt.Errorf("no environment image for %s", ImageKey(cfg.Dataset, tk.in))
 		return
 	}
 	exp := expires(cfg.Limits, time.Now())

@@ -75,8 +75,14 @@ type EnvSpec struct {
 	// "pip install --no-index --no-deps --no-build-isolation -e .").
 	PreInstall []string
 	Install    []string
-	Base       string // the base image, as EnsureBase returns it
-	Prefix     string // starts the image's name; DefaultPrefix when empty
+	Base       string // the base image, as EnsureBase or EnsurePulled returns it
+	// RegistryBase says Base came from a registry (EnsurePulled): the
+	// image then gets what a Debian base has built in (git's and Python's
+	// settings, baseFiles and baseChanges), and is checked for what the
+	// harness runs (bash, git, setpriv, Python with pytest), with an
+	// error naming what is missing.
+	RegistryBase bool
+	Prefix       string // starts the image's name; DefaultPrefix when empty
 	// Index, when set, lets PreInstall and Install reach package indexes
 	// through a build gate (internal/gate), and nothing else; the install
 	// then gets what Lock pins. Where the files come from is not part of
@@ -231,6 +237,9 @@ func buildEnv(ctx context.Context, eng Engine, spec EnvSpec, files []container.F
 	for i := range files {
 		files[i].Path = "src/" + files[i].Path
 	}
+	if spec.RegistryBase {
+		files = append(files, container.File{Path: "featbench/gitconfig", Mode: 0o644, Data: []byte(baseFiles["etc/gitconfig"])})
+	}
 	labels := map[string]string{
 		LabelProject: "1", LabelKind: KindEnv, LabelKey: key,
 		LabelRepo: spec.Name, LabelBase: spec.Base,
@@ -363,6 +372,10 @@ func envRef(spec EnvSpec, sourceKey string) (ref, key string) {
 		}
 		text += fmt.Sprintf("network build\nlock %s\n", lock)
 	}
+	if spec.RegistryBase {
+		// Only then: the keys of images on Debian bases stay as they were.
+		text += "registry base\n" + registryPreamble + registryCheck
+	}
 	key = hashKey(text)
 	return prefixOr(spec.Prefix) + "/env-" + sanitizeName(spec.Name) + ":" + key, key
 }
@@ -395,16 +408,29 @@ func sanitizeName(name string) string {
 // runs as written, under bash with pipefail. locked adds the lock's steps.
 func envDockerfile(spec EnvSpec, locked bool) string {
 	var b strings.Builder
-	run := func(cmd string) {
+	run := func(argv ...string) {
 		b.WriteString("RUN ")
 		enc := json.NewEncoder(&b) // ends the line
 		enc.SetEscapeHTML(false)   // keep && readable in the build's output
-		_ = enc.Encode([]string{"/bin/bash", "-o", "pipefail", "-c", cmd})
+		_ = enc.Encode(argv)
 	}
 	fmt.Fprintf(&b, "FROM %s\n", spec.Base)
+	if spec.RegistryBase {
+		// What a Debian base has built in; the image's own user may be
+		// anyone, the harness's steps are root's.
+		b.WriteString("USER root\n")
+		for _, c := range baseChanges {
+			if !strings.HasPrefix(c, "CMD ") && !strings.HasPrefix(c, "ENV PATH=") {
+				b.WriteString(c + "\n")
+			}
+		}
+		b.WriteString("COPY featbench/gitconfig /etc/gitconfig\n")
+		run("/bin/sh", "-c", registryPreamble)
+	}
+	sh := func(cmd string) { run("/bin/bash", "-o", "pipefail", "-c", cmd) }
 	// The environment's own pip: the base image's, run by the venv's
 	// Python, so that it installs into the venv.
-	run(venvScript)
+	sh(venvScript)
 	fmt.Fprintf(&b, "ENV VIRTUAL_ENV=%s PATH=%s\n", VenvDir, venvPath)
 	if spec.Index != nil {
 		for _, k := range slices.Sorted(maps.Keys(pipArgs(1, 0))) {
@@ -415,22 +441,25 @@ func envDockerfile(spec EnvSpec, locked bool) string {
 	}
 	b.WriteString("COPY src/ /testbed/\nWORKDIR /testbed\n")
 	if locked {
-		b.WriteString("COPY featbench/ /opt/featbench/\n")
+		b.WriteString("COPY featbench/lock.txt featbench/lock-pins.txt /opt/featbench/\n")
 	}
 	for _, cmd := range spec.PreInstall {
-		run(cmd)
+		sh(cmd)
 	}
 	if locked && pylock.Hashed(spec.Lock) {
-		run("python3 -m pip install --no-deps --require-hashes --no-compile -r " + lockReqFile)
+		sh("python3 -m pip install --no-deps --require-hashes --no-compile -r " + lockReqFile)
 	}
 	for _, cmd := range spec.Install {
-		run(cmd)
+		sh(cmd)
 	}
-	run("python3 -m pip freeze --local > " + FreezeFile)
+	sh("python3 -m pip freeze --local > " + FreezeFile)
 	if locked {
-		run("python3 -I -c " + shQuote(lockCheck) + " " + pinsFile + " " + FreezeFile)
+		sh("python3 -I -c " + shQuote(lockCheck) + " " + pinsFile + " " + FreezeFile)
 	}
-	run("git init -q && git add -A -f && git commit -q --no-verify -m 'featbench environment'")
+	if spec.RegistryBase {
+		run("/bin/sh", "-c", registryCheck)
+	}
+	sh("git init -q && git add -A -f && git commit -q --no-verify -m 'featbench environment'")
 	return b.String()
 }
 
@@ -462,6 +491,22 @@ if diff:
 
 // shQuote quotes s for bash.
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// registryPreamble runs first on a registry base: the install commands
+// run under bash, so it must be there.
+const registryPreamble = `command -v bash >/dev/null 2>&1 || { echo "featbench: the base image has no bash, which the install commands run under" >&2; exit 1; }`
+
+// registryCheck runs on a registry base after the install commands (which
+// may install what is missing): the harness needs git (to reach and seal
+// the starting point), setpriv (util-linux: to drop to the tests' user),
+// and a python3 that imports pytest.
+const registryCheck = `missing=""
+for p in git setpriv python3; do command -v "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import pytest" >/dev/null 2>&1; then missing="$missing pytest"; fi
+if [ -n "$missing" ]; then
+	echo "featbench: the environment lacks what the harness needs:$missing (install it in the repository's pre_install, or use a base image that has it)" >&2
+	exit 1
+fi`
 
 // loadSource reads a source's files and returns them with a key of their
 // content.

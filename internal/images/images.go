@@ -3,7 +3,9 @@
 //
 // Images come in two layers, as SWE-bench's do. The base image is a Debian
 // root file system made with debootstrap (Python, pytest, pip, git, patch)
-// and imported into the engine; nothing is pulled from a registry. An
+// and imported into the engine, offline; or, when a repository names one,
+// an image from a registry, pulled through the engine and pinned by digest
+// (EnsurePulled, registry.go). An
 // environment image adds one repository's source in /testbed, installed
 // with the dataset's commands and committed in git, so that a run can
 // reset /testbed to it (`git reset --hard && git clean -fdx`). The state of
@@ -52,6 +54,10 @@ type Engine interface {
 	BuildNetworked(ctx context.Context, ref, dockerfile string, files []container.File, labels map[string]string, net container.BuildNetwork, log io.Writer) error
 	Start(ctx context.Context, spec container.Spec) (*container.Container, error)
 	RemoveImage(ctx context.Context, ref string) error
+	// Pull and RepoDigests take a base image from a registry
+	// (EnsurePulled).
+	Pull(ctx context.Context, ref, auth string, progress io.Writer) error
+	RepoDigests(ctx context.Context, ref string) ([]string, error)
 }
 
 var _ Engine = (*container.Engine)(nil)
