@@ -2,6 +2,8 @@ package bench
 
 import (
 	"time"
+
+	"github.com/featbench/featbench/internal/pylock"
 )
 
 // ManifestFile and InstancesFile are the two files of a dataset version
@@ -159,12 +161,32 @@ type Environment struct {
 	Packages   []string `toml:"packages"`
 	PreInstall []string `toml:"pre_install"`
 	Install    []string `toml:"install"`
+	// Network is NetworkBuild when the commands took packages from a
+	// package index (behind cmd/collect's build gate, which reaches the
+	// index and nothing else); empty when they ran offline.
+	Network string `toml:"network,omitempty"`
+	// IndexURL and ExtraIndexURL are the indexes collection used (simple
+	// API URLs); cmd/eval fetches the locked files from them unless
+	// [eval] index_url names others.
+	IndexURL      string   `toml:"index_url,omitempty"`
+	ExtraIndexURL []string `toml:"extra_index_url,omitempty"`
+	// ExcludeNewer is the time (RFC 3339) collection hid files uploaded
+	// after, where the index said when (PEP 700).
+	ExcludeNewer string `toml:"exclude_newer,omitempty"`
+	// Lock pins what the commands took from the index: each package's
+	// name, version and the sha256 of the file installed, so that
+	// cmd/eval rebuilds the same environment from the dataset later.
+	Lock []pylock.Package `toml:"lock,omitempty"`
 	// Interpreter is the Python the harness runs pytest (and its guard)
 	// with in the image: "python3" from $PATH when empty, else an
 	// absolute path (a FeatureBench image's environment is
 	// /opt/miniconda3/envs/testbed/bin/python).
 	Interpreter string `toml:"interpreter"`
 }
+
+// NetworkBuild is Environment.Network of an environment whose install
+// took packages from a package index.
+const NetworkBuild = "build"
 
 // RepoStats are published per-repository averages of the gold solution.
 type RepoStats struct {

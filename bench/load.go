@@ -14,8 +14,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/featbench/featbench/internal/pybase"
+	"github.com/featbench/featbench/internal/pylock"
 	"github.com/featbench/featbench/internal/registry"
 	"github.com/featbench/featbench/internal/tomlstrict"
 )
@@ -517,6 +519,7 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 					text(f, cmd, maxCommand, oneLine)
 				}
 			}
+			checkNetwork(env, field+".environment", bad)
 		}
 		if st := r.Reported; st != nil {
 			text(field+".reported.source", st.Source, maxSource, oneLine)
@@ -862,4 +865,67 @@ func checkID(s string, max int) string {
 		return msg
 	}
 	return checkText(s, max, oneLine)
+}
+
+// maxLock bounds the packages of an environment's lock.
+const maxLock = 2000
+
+// checkNetwork checks a networked environment's fields: the index URLs as
+// cmd/eval will reach them, and the lock it will install.
+func checkNetwork(env *Environment, field string, bad func(field, format string, args ...any)) {
+	switch env.Network {
+	case "", NetworkBuild:
+	default:
+		bad(field+".network", "is %s; want %q or none", tomlstrict.Quote(env.Network), NetworkBuild)
+	}
+	if env.Network == "" {
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"index_url", env.IndexURL != ""}, {"extra_index_url", len(env.ExtraIndexURL) > 0}, {"exclude_newer", env.ExcludeNewer != ""}, {"lock", len(env.Lock) > 0}} {
+			if f.set {
+				bad(field+"."+f.key, "is given, but network is not %q: the commands run offline", NetworkBuild)
+			}
+		}
+		return
+	}
+	if env.IndexURL != "" {
+		if msg := indexURLProblem(env.IndexURL); msg != "" {
+			bad(field+".index_url", "%s %s", tomlstrict.Quote(env.IndexURL), msg)
+		}
+	}
+	for j, u := range env.ExtraIndexURL {
+		if msg := indexURLProblem(u); msg != "" {
+			bad(fmt.Sprintf("%s.extra_index_url[%d]", field, j), "%s %s", tomlstrict.Quote(u), msg)
+		}
+	}
+	if env.ExcludeNewer != "" {
+		if _, err := time.Parse(time.RFC3339, env.ExcludeNewer); err != nil {
+			bad(field+".exclude_newer", "%s is not an RFC 3339 time", tomlstrict.Quote(env.ExcludeNewer))
+		}
+	}
+	if len(env.Lock) > maxLock {
+		bad(field+".lock", "lists %d packages; at most %d", len(env.Lock), maxLock)
+		return
+	}
+	for _, msg := range pylock.Check(env.Lock) {
+		k, m, _ := strings.Cut(msg, ": ")
+		bad(field+"."+k, "%s", m)
+	}
+}
+
+// indexURLProblem says what is wrong with a package index URL, "" when
+// nothing: an http(s) URL with a host, and no credentials (a dataset is
+// published).
+func indexURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return "is not an http(s) URL"
+	case u.User != nil:
+		return "holds credentials, which a published dataset must not"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "has a query or fragment"
+	}
+	return ""
 }

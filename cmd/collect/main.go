@@ -4,6 +4,7 @@
 //
 //	collect --dataset NAME/VERSION [--repo OWNER/NAME] [--stage NAME] [--seed N]
 //	collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
+//	collect index --dir WHEELS [--addr HOST:PORT]
 //	collect import --featurebench FILE --dataset NAME/VERSION [--registry HOST]
 package main
 
@@ -35,6 +36,7 @@ func main() {
 
 const usage = `usage: collect --dataset NAME/VERSION [flags]
        collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
+       collect index --dir WHEELS [--addr HOST:PORT]
        collect import --featurebench FILE --dataset NAME/VERSION [flags]
 
 Turns the repositories of featbench.toml's [[collect.repo]] tables into
@@ -59,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) > 0 && args[0] == "graph":
 		err = cmdGraph(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "index":
+		err = cmdIndex(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "import":
 		err = cmdImport(ctx, args[1:], stdout, stderr)
 	default:

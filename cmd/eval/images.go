@@ -161,8 +161,9 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		// Children before parents: agent layers are built on environment
-		// images, environment images on the base image.
-		rank := map[string]int{"agent": 0, "env": 1, "base": 2}
+		// images, environment images on the base image or on a layer of
+		// Debian packages on it.
+		rank := map[string]int{"agent": 0, "env": 1, "layer": 2, "base": 3}
 		sort.SliceStable(list, func(i, j int) bool {
 			return rank[list[i].Labels[evaluate.LabelKind]] < rank[list[j].Labels[evaluate.LabelKind]]
 		})

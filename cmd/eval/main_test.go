@@ -111,6 +111,27 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
+// TestRunData: --data reads the datasets from a folder other than the
+// configuration's, as one collect --data wrote outside the project.
+func TestRunData(t *testing.T) {
+	root := copyProject(t)
+	elsewhere := filepath.Join(t.TempDir(), "data")
+	if err := os.Rename(filepath.Join(root, "data"), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--root", root, "--run-id", "x", "--dataset", "example/v2", "--gold", "--instance", "missing-1"}
+	if _, errOut, code := runEval(t, args...); code != 1 || !strings.Contains(errOut, "no dataset example/v2 under "+filepath.Join(root, "data")) {
+		t.Fatalf("without --data: exit %d, %q", code, errOut)
+	}
+	// Found there: the instance is the one missing.
+	if _, errOut, code := runEval(t, append(args, "--data", elsewhere)...); code != 1 || !strings.Contains(errOut, "--instance missing-1: no such instance") {
+		t.Errorf("with --data: exit %d, %q", code, errOut)
+	}
+}
+
 // TestKilledRunResumes kills a real run (SIGKILL) once its first instance
 // is done, runs the same command again, and checks that it skips what was
 // done, removes what the killed run left running, and ends with the

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images"
+	"github.com/featbench/featbench/internal/pyindex"
 	"github.com/featbench/featbench/internal/registry"
 )
 
@@ -27,12 +29,13 @@ type project struct {
 
 // projectFlags are the flags every command shares.
 type projectFlags struct {
-	root, config string
+	root, config, data string
 }
 
 func (p *projectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.root, "root", ".", "project `DIR` holding featbench.toml and data/")
 	fs.StringVar(&p.config, "config", "", "configuration `FILE` (default DIR/featbench.toml)")
+	fs.StringVar(&p.data, "data", "", "the data `DIR` holding datasets/ and submissions/ (default: [site] data), such as one collect --data wrote")
 }
 
 // What of data/ a command loads: nothing, the datasets alone (evaluating
@@ -53,6 +56,12 @@ func (p projectFlags) open(ctx context.Context, data int) (*project, error) {
 	cfg, err := config.LoadRoot(path, p.root)
 	if err != nil {
 		return nil, err
+	}
+	if p.data != "" {
+		// The caller's folder, relative to the working directory.
+		if cfg.Site.Data, err = filepath.Abs(p.data); err != nil {
+			return nil, err
+		}
 	}
 	pr := &project{root: p.root, cfg: cfg}
 	switch data {
@@ -120,12 +129,21 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			spec.Source.Dir = filepath.Join(p.root, filepath.FromSlash(repo.Source.Path))
 		} else {
 			spec.Source.GitURL, spec.Source.Commit = repo.Source.Git, repo.Source.Commit
+			// A path is the project's, as collect read it (a clone beside
+			// featbench.toml), not the working directory's.
+			if g := repo.Source.Git; !filepath.IsAbs(g) && !strings.Contains(g, "://") && !strings.Contains(g, "@") {
+				spec.Source.GitURL = filepath.Join(p.root, filepath.FromSlash(g))
+			}
 		}
 		bs := images.BaseSpec{Prefix: p.cfg.Eval.ImagePrefix}
 		fromRegistry := ""
 		if env := repo.Environment; env != nil {
 			spec.PreInstall, spec.Install = env.PreInstall, env.Install
 			bs.Python, bs.Packages = env.Python, env.Packages
+			if env.Network == bench.NetworkBuild {
+				spec.Index = &images.Index{URLs: p.indexes(env), Labels: map[string]string{evaluate.LabelProject: "1"}}
+				spec.Lock = env.Lock
+			}
 			fromRegistry = env.BaseImage
 		}
 		var base string
@@ -148,6 +166,22 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 		out[in.Repo] = ref
 	}
 	return out, nil
+}
+
+// indexes are where a networked environment's locked packages come from:
+// [eval] index_url when set (a mirror, a local index: the lock's hashes
+// hold whatever the index), else the dataset's, else pip's own
+// configuration here, else PyPI.
+func (p *project) indexes(env *bench.Environment) []string {
+	switch {
+	case p.cfg.Eval.IndexURL != "":
+		return append([]string{p.cfg.Eval.IndexURL}, p.cfg.Eval.ExtraIndexURL...)
+	case env.IndexURL != "":
+		return append([]string{env.IndexURL}, env.ExtraIndexURL...)
+	}
+	home, _ := os.UserHomeDir()
+	index, extra, _ := pyindex.PipIndexes(os.Getenv, home)
+	return append([]string{index}, extra...)
 }
 
 // pullImages takes, for a dataset whose instances bring their images

@@ -161,6 +161,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if !writing {
 		return rep, errors.Join(failed...)
 	}
+	if len(results) == 0 {
+		// Nothing to write, for the reasons above: not for want of a
+		// release date, which the failed repositories never got to give.
+		return rep, errors.Join(append(failed, fmt.Errorf("no repository was collected (%d failed): nothing to write", len(failed)))...)
+	}
 	if err := writeDataset(ctx, o, out, name, version, results, rep); err != nil {
 		return rep, errors.Join(append(failed, err)...)
 	}

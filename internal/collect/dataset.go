@@ -142,6 +142,10 @@ type manifestSplit struct {
 // manifestRepoOf is a repository's entry in dataset.toml: where its code
 // comes from and how it is installed, on the base of which Python, so
 // that cmd/eval builds the environment collection verified on.
+//
+// A networked environment's entry says so and gives env's indexes,
+// cut-off and lock (env is zero before collection: the preflight checks
+// the rest).
 func manifestRepoOf(rc config.Repo, env envOut) manifestRepo {
 	python := rc.Python
 	if b, ok := pybase.Lookup(python); ok {
@@ -149,6 +153,11 @@ func manifestRepoOf(rc config.Repo, env envOut) manifestRepo {
 	}
 	mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
 		Environment: bench.Environment{Python: python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
+	if rc.Network == config.NetworkBuild {
+		mr.Environment.Network = bench.NetworkBuild
+		mr.Environment.IndexURL, mr.Environment.ExtraIndexURL = env.IndexURL, env.ExtraIndexURL
+		mr.Environment.ExcludeNewer, mr.Environment.Lock = env.ExcludeNewer, env.Lock
+	}
 	if rc.BaseImage != "" {
 		// The base as pulled, pinned by digest (the env stage's): the
 		// Python is the image's, not a Debian base's.

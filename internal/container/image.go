@@ -215,7 +215,7 @@ func (e *Engine) BuildDirs(ctx context.Context, ref, dockerfile string, files []
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	return e.build(ctx, ref, pr, labels, log)
+	return e.build(ctx, ref, pr, labels, BuildNetwork{}, log)
 }
 
 // Build builds the image ref from dockerfile and a build context of files
@@ -233,11 +233,41 @@ func (e *Engine) Build(ctx context.Context, ref, dockerfile string, files []File
 	if err != nil {
 		return fmt.Errorf("build %s: build context: %w", ref, err)
 	}
-	return e.build(ctx, ref, bytes.NewReader(archive), labels, log)
+	return e.build(ctx, ref, bytes.NewReader(archive), labels, BuildNetwork{}, log)
 }
 
-func (e *Engine) build(ctx context.Context, ref string, archive io.Reader, labels map[string]string, log io.Writer) error {
-	res, err := e.cli.ImageBuild(ctx, archive, client.ImageBuildOptions{
+// BuildNetwork gives a build's RUN steps a network: Mode is the engine's
+// network mode for their containers (for a build gate, "container:ID",
+// which shares that container's network namespace), Args are build
+// arguments they see (HTTP_PROXY and its kin among Docker's predefined
+// ones stay out of the image's history; others need an ARG line). A zero
+// BuildNetwork is none.
+type BuildNetwork struct {
+	Mode string
+	Args map[string]string
+}
+
+// BuildNetworked is Build with the RUN steps on net, and without the
+// engine's build cache: a step that reaches a network must run again to
+// be checked again.
+func (e *Engine) BuildNetworked(ctx context.Context, ref, dockerfile string, files []File, labels map[string]string, net BuildNetwork, log io.Writer) error {
+	for _, f := range files {
+		if p, _ := cleanRel(f.Path); p == "Dockerfile" {
+			return fmt.Errorf("build %s: the build context has its own Dockerfile", ref)
+		}
+	}
+	if net.Mode == "" {
+		return fmt.Errorf("build %s: a networked build needs a network mode", ref)
+	}
+	archive, err := tarFiles(append([]File{{Path: "Dockerfile", Data: []byte(dockerfile)}}, files...))
+	if err != nil {
+		return fmt.Errorf("build %s: build context: %w", ref, err)
+	}
+	return e.build(ctx, ref, bytes.NewReader(archive), labels, net, log)
+}
+
+func (e *Engine) build(ctx context.Context, ref string, archive io.Reader, labels map[string]string, net BuildNetwork, log io.Writer) error {
+	opts := client.ImageBuildOptions{
 		Tags:        []string{ref},
 		Labels:      labels,
 		Dockerfile:  "Dockerfile",
@@ -245,7 +275,15 @@ func (e *Engine) build(ctx context.Context, ref string, archive io.Reader, label
 		ForceRemove: true,
 		NetworkMode: "none",
 		Version:     build.BuilderV1, // BuildKit needs a session this client does not run
-	})
+	}
+	if net.Mode != "" {
+		opts.NetworkMode, opts.NoCache = net.Mode, true
+		opts.BuildArgs = map[string]*string{}
+		for k, v := range net.Args {
+			opts.BuildArgs[k] = &v
+		}
+	}
+	res, err := e.cli.ImageBuild(ctx, archive, opts)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", ref, err)
 	}
