@@ -210,6 +210,9 @@ func (m *releaseMethod) Statement(ctx context.Context, r *historyRun, pc *prCand
 		}
 	}
 	text := requestRules(r.rc.Repository, pc)
+	if text == "" {
+		return "", "the request cannot be written: neither the release notes' entry nor the title says anything but code", nil
+	}
 	if w := checkRequest(text, pc); w != "" {
 		if why != "" {
 			w = why + "; and the rules' request: " + w
@@ -373,6 +376,9 @@ Answer with the request alone.
 func requestRules(repo string, pc *prCandidate) string {
 	var parts []string
 	lead := "I want to"
+	if proseOf(history.Plain(pc.Entry)) == "" && proseOf(pc.Title) == "" {
+		return "" // nothing but code to ask with
+	}
 	if e := proseOf(history.Plain(pc.Entry)); e != "" {
 		parts = append(parts, fmt.Sprintf("%s have this change in %s: %s", lead, repo, sentence(e)))
 	} else {
