@@ -46,7 +46,7 @@ func TestLeaks(t *testing.T) {
 		{"I want a scale factor.", ""},
 		{"I want it to return w * h * scale_factor in the end.", "a line of the code patch"},
 		{"Check that assert   area(2, 3, scale=2) == 12 holds.", "a line of the test patch"},
-		{"I want to pass.", ""}, // "pass" is too short to count
+		{"I want to pass.", ""},               // "pass" is too short to count
 		{"It used to return w * h only.", ""}, // a removed line is the old code
 	} {
 		got := leaks(c.text, code, test)
