@@ -287,7 +287,7 @@ func entries(lines []string, from, to int, heads map[int]heading) []Entry {
 	var items []*item
 	blank := true // the line before was blank (or the section's start)
 	fence := ""   // the fence of the code block being passed, if any
-	for i := from; i < to; i++ {
+	for i := from; i < to && len(items) < 4*MaxEntries; i++ {
 		l := lines[i]
 		if t := strings.TrimSpace(l); fence != "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			switch {

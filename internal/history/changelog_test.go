@@ -2,6 +2,7 @@ package history
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -329,4 +330,15 @@ func versions(cl *Changelog) []string {
 		out = append(out, s.Version)
 	}
 	return out
+}
+
+// A section of a hundred thousand labels gives bounded entries: the
+// items read are bounded before the labels' pass, which is quadratic
+// (without the bound this test runs for hours).
+func TestParseChangelogHuge(t *testing.T) {
+	src := "## 1.0\n\n" + strings.Repeat("- x:\n  - y\n", 100_000)
+	cl := ParseChangelog("CHANGELOG.md", []byte(src))
+	if len(cl.Sections) != 1 || len(cl.Sections[0].Entries) > MaxEntries {
+		t.Fatalf("%d sections, %d entries", len(cl.Sections), len(cl.Sections[0].Entries))
+	}
 }
