@@ -40,7 +40,15 @@ var HistoryStages = []string{StageEnv, StageHistory, StageSelect, StageFilter, S
 
 // historyRecipe is the version of the history-based pipeline: bump it when
 // a change makes stored outputs wrong.
-const historyRecipe = 1
+const historyRecipe = 2 // 2: a squash commit's default list of commits is no description
+
+// The versions of the verification and of the statements of pull
+// requests, apart from historyRecipe: their digests name every input they
+// read, so reading the history differently does not make them again.
+const (
+	prVerifyRecipe    = 1
+	prStatementRecipe = 1
+)
 
 // testCode is the rule a pull request's diff is split by: a path is test
 // code when the test-driven method takes it for test code (isTestPath:
@@ -593,7 +601,7 @@ func (r *historyRun) stageVerify(ctx context.Context) error {
 	var mu sync.Mutex
 	verified := 0
 	err = r.each(ctx, cands, func(ctx context.Context, pc *prCandidate) error {
-		d := digest("verify", recipe, historyRecipe, r.base, pc.Number, pc.Base, pc.Patches.Code, pc.Patches.Test,
+		d := digest("verify", recipe, prVerifyRecipe, r.base, pc.Number, pc.Base, pc.Patches.Code, pc.Patches.Test,
 			r.rc.PreInstall, r.rc.Install, r.rc.MaxP2PFiles, r.rc.TestFileTimeout, r.rc.F2PPassRateMax, lim, r.o.Seed)
 		var out prVerify
 		ok, err := r.cached(d, &out, prItem(pc))
@@ -855,7 +863,7 @@ type statementOut struct {
 func (r *historyRun) stageStatements(ctx context.Context) error {
 	n := 0
 	for _, pc := range r.alive() {
-		d := digest("statement", recipe, historyRecipe, r.m.Name(), pc.Number, pc.Title, pc.Body, pc.Entry, pc.Patches.Code, pc.Patches.Test,
+		d := digest("statement", recipe, prStatementRecipe, r.m.Name(), pc.Number, pc.Title, pc.Body, pc.Entry, pc.Patches.Code, pc.Patches.Test,
 			pc.verify.FailToPass, r.llmKey())
 		var out statementOut
 		ok, err := r.cached(d, &out, prItem(pc))
