@@ -586,9 +586,6 @@ func (r *historyRun) runPydefs(ctx context.Context, req pydefs.Request) (*pydefs
 	return pydefs.ParseResult(files[0].Data, req)
 }
 
-// verifyOut is a candidate's stored verification.
-type prVerifyOut = prVerify
-
 // stageVerify builds each candidate's environment, runs its tests before
 // and after its patch, lets the method judge the runs, and checks the
 // instance with the evaluation harness.
@@ -613,8 +610,12 @@ func (r *historyRun) stageVerify(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if err := r.store(d, out, prItem(pc)); err != nil {
-				return err
+			// An environment that did not build may have met a passing
+			// trouble of the engine: not stored, tried again next run.
+			if out.Image != "" {
+				if err := r.store(d, out, prItem(pc)); err != nil {
+					return err
+				}
 			}
 		}
 		pc.verify = out
@@ -743,8 +744,13 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 		if err := b.reset(ctx); err != nil {
 			return out, err
 		}
-		if _, err := b.must(ctx, "reversing the code patch", repoDir, time.Minute, "git", "apply", "-R", fbDir+"/code.diff"); err != nil {
-			return out, err
+		res, err := b.exec(ctx, repoDir, time.Minute, nil, "git", "apply", "-R", fbDir+"/code.diff")
+		if err != nil {
+			return out, fmt.Errorf("reversing the code patch: %w", err)
+		}
+		if res.ExitCode != 0 {
+			out.Reason = "the code patch does not reverse on its environment: " + tail(res.Stdout, res.Stderr, 3)
+			return out, nil
 		}
 		ro, err := runFile(ctx, b, f, collected[f], r.tout.TestFile)
 		if err != nil {
@@ -913,5 +919,4 @@ func (r *historyRun) gather() {
 	}
 	r.res.report.Verified = len(r.res.instances)
 	r.res.report.Funnel = r.funnel
-	r.res.env = envOut{Image: r.base, Commit: r.rc.Commit}
 }
