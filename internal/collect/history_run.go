@@ -40,7 +40,9 @@ var HistoryStages = []string{StageEnv, StageHistory, StageSelect, StageFilter, S
 
 // historyRecipe is the version of the history-based pipeline: bump it when
 // a change makes stored outputs wrong.
-const historyRecipe = 2 // 2: a squash commit's default list of commits is no description
+// 2: a squash commit's default list of commits is no description; 3: an
+// entry is matched by the names it refers to before its literals.
+const historyRecipe = 3
 
 // The versions of the verification and of the statements of pull
 // requests, apart from historyRecipe: their digests name every input they

@@ -342,3 +342,37 @@ func TestParseChangelogHuge(t *testing.T) {
 		t.Fatalf("%d sections, %d entries", len(cl.Sections), len(cl.Sections[0].Entries))
 	}
 }
+
+func TestIdentifiers(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		// What an entry is about: the roles' targets, not its literals.
+		{":func:`sample` now accepts ``counts`` and ``strict`` parameters", []string{"sample"}},
+		{"Added [`strutils.ellipsize`][strutils.ellipsize] for truncation", []string{"ellipsize", "strutils.ellipsize"}},
+		{"The :meth:`~widgets.Grid.snap` method rounds", []string{"snap", "widgets.Grid.snap"}},
+		// Without a reference, the names it mentions.
+		{"Streams accept a ``chunk_size``", []string{"chunk_size"}},
+		{"merge_with takes a default", []string{"merge_with"}},
+		{"Faster groupby", nil},
+	} {
+		if got := Identifiers(c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Identifiers(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	// A pull request about another function that shares a parameter's
+	// name is not linked.
+	prs := []PullRequest{
+		{Number: 1, Title: "Add option strict to sort_together"},
+		{Number: 2, Title: "Speed up sample()"},
+		(PullRequest{Number: 3, Title: "Speed-ups"}).WithChanged("@@ -1 +1 @@ def sample(iterable, k, counts=None):\n-x\n+y\n"),
+	}
+	e := Entry{Text: ":func:`sample` now accepts ``counts`` and ``strict`` parameters", Kind: Feature}
+	if got := link(e, prs); !reflect.DeepEqual(got, []Link{{2, LinkMatched}}) {
+		t.Errorf("links %+v, want #2 (by its title; #3 by its code only when no title matches)", got)
+	}
+	if got := link(e, []PullRequest{prs[0], prs[2]}); !reflect.DeepEqual(got, []Link{{3, LinkMatched}}) {
+		t.Errorf("links %+v, want #3 (by its code)", got)
+	}
+}
