@@ -49,7 +49,7 @@ const historyRecipe = 3
 // read, so reading the history differently does not make them again.
 const (
 	prVerifyRecipe    = 1
-	prStatementRecipe = 1
+	prStatementRecipe = 2 // 2: a dunder name keeps its underscores
 )
 
 // testCode is the rule a pull request's diff is split by: a path is test

@@ -376,3 +376,17 @@ func TestIdentifiers(t *testing.T) {
 		t.Errorf("links %+v, want #3 (by its code)", got)
 	}
 }
+
+func TestPlain(t *testing.T) {
+	for in, want := range map[string]string{
+		":func:`last` now works when ``__reversed__`` is ``None`` (#12)":     "last now works when __reversed__ is None",
+		"Added [`strutils.ellipsize`][strutils.ellipsize] for **long** text": "Added strutils.ellipsize for long text",
+		"_(July 17, 2026)_": "(July 17, 2026)",
+		"See `the docs <https://example.invalid/x>`_ and https://example.invalid": "See the docs and",
+		"snake_case_names stay": "snake_case_names stay",
+	} {
+		if got := Plain(in); got != want {
+			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
