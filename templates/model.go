@@ -571,6 +571,11 @@ type InstancePage struct {
 	CommitURL    string    // the base commit at its source, when it can be linked
 	Settings     []Setting // repo_settings, key by key, when it is a JSON object
 	RepoSettings string    // repo_settings as indented JSON otherwise
+	// Canaries says where grading adds canary tests, "" when it adds
+	// none; GoldAudit what the gold patch's runs did at run time that a
+	// prediction is compared with.
+	Canaries  string
+	GoldAudit []Flag
 }
 
 // ReferenceSummary says how the reference rows did on the instance, for

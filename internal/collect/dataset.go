@@ -52,6 +52,13 @@ func (r *repoRun) gather() {
 			}
 			in := r.instance(c, l)
 			in.ProblemStatement = st
+			chk := c.verify.L1
+			if l == 2 {
+				chk = c.verify.L2
+			}
+			if chk != nil {
+				in.Canaries, in.GoldAudit = chk.Canaries, chk.GoldAudit
+			}
 			r.res.instances = append(r.res.instances, &candidateInstance{in: in, file: c.File})
 		}
 		r.res.report.Drops = append(r.res.report.Drops, c.Drops...)

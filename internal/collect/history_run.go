@@ -48,7 +48,7 @@ const historyRecipe = 3
 // requests, apart from historyRecipe: their digests name every input they
 // read, so reading the history differently does not make them again.
 const (
-	prVerifyRecipe    = 1
+	prVerifyRecipe    = 2 // 2: the gold runs derive canaries and the gold patch's audit
 	prStatementRecipe = 2 // 2: a dunder name keeps its underscores
 )
 
@@ -916,6 +916,9 @@ func (r *historyRun) gather() {
 		}
 		in := r.instanceOf(pc, &pc.verify)
 		in.ProblemStatement = pc.stmt
+		if chk := pc.verify.Check; chk != nil {
+			in.Canaries, in.GoldAudit = chk.Canaries, chk.GoldAudit
+		}
 		r.m.Extras(pc, in)
 		r.res.instances = append(r.res.instances, &candidateInstance{in: in, pull: pc.Number})
 	}
