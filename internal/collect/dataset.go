@@ -31,6 +31,7 @@ import (
 type candidateInstance struct {
 	in   *bench.Instance
 	file string
+	pull int // a history-based method's pull request
 }
 
 // gather turns the verified candidates into instances with statements.
@@ -181,9 +182,34 @@ func newManifest(o Options, name, version string, repos []manifestRepo) manifest
 		m.Title = name
 	}
 	if m.Description == "" {
-		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
+		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with %s.", len(repos), methodsText(o.Config.Collect.Repos))
 	}
 	return m
+}
+
+// methodNames name the collection methods in a dataset's description.
+var methodNames = map[string]string{
+	config.MethodTestDriven:    "FeatureBench's test-driven method",
+	config.MethodRelease:       "FeatBench's release-driven method",
+	config.MethodNewComponents: "FEA-Bench's new-components method",
+}
+
+// methodsText names the methods the repositories are collected with, in
+// the order of the methods' table.
+func methodsText(repos []config.Repo) string {
+	var names []string
+	for _, m := range []string{config.MethodTestDriven, config.MethodRelease, config.MethodNewComponents} {
+		if slices.ContainsFunc(repos, func(r config.Repo) bool { return r.MethodOrDefault() == m }) {
+			names = append(names, methodNames[m])
+		}
+	}
+	if len(names) == 0 {
+		return methodNames[config.MethodTestDriven]
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // encodeManifest is the text of dataset.toml.
@@ -262,17 +288,27 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 		for _, ci := range res.instances {
 			if why := filterInstance(ci, rc.MinLines, rc.MinF2PPoints, rc.EarliestTestDate); why != "" {
 				line, _ := summary(why) // one line, as every reason
-				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line})
+				d := Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line, Pull: ci.pull}
+				if ci.pull > 0 {
+					d.Level = 0 // one instance per pull request
+				}
+				res.report.Drops = append(res.report.Drops, d)
 				continue
 			}
 			kept = append(kept, ci.in)
 			n++
 		}
 		res.report.Kept = n
+		if res.report.Method != "" {
+			res.report.Funnel = append(res.report.Funnel, bench.CollectionStep{Step: "kept", Count: n})
+		}
 		sort.SliceStable(res.report.Drops, func(i, j int) bool {
 			a, b := res.report.Drops[i], res.report.Drops[j]
 			if a.File != b.File {
 				return a.File < b.File
+			}
+			if a.Pull != b.Pull {
+				return a.Pull < b.Pull
 			}
 			return a.Level < b.Level
 		})

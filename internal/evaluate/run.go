@@ -112,16 +112,6 @@ type task struct {
 	pred    Prediction
 }
 
-// ImageKey is what an instance's environment image is found by in
-// Config.Images: its repository's name, or, in a dataset whose instances
-// bring their own images (bench.ImagesInstance), its id.
-func ImageKey(ds *bench.Dataset, in *bench.Instance) string {
-	if ds.ImagesOrDefault() == bench.ImagesInstance {
-		return in.InstanceID
-	}
-	return in.Repo
-}
-
 // Run evaluates every instance and attempt of the configuration that has
 // not been evaluated before (unless Force), writes each one's folder, and
 // then the run's results and report. Killing it loses only the instances

@@ -94,6 +94,13 @@ type EnvSpec struct {
 	// theirs; after Install the environment's `pip freeze` must name
 	// exactly the lock's packages and versions, else the build fails.
 	Lock []pylock.Package
+	// Patches are diffs applied in /testbed, in order, after the source is
+	// copied and before the commands run: a history-based instance's
+	// environment is its base commit with its test patch and its patch
+	// applied (the complete project the evaluation harness reverses them
+	// from). Their files are removed from the image's file system once
+	// applied.
+	Patches []string
 }
 
 // Index is where a networked environment's packages come from.
@@ -149,6 +156,17 @@ func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (st
 	}
 	if len(spec.Lock) > 0 && spec.Index == nil {
 		return "", fmt.Errorf("environment image for %s: a lock without a package index to install it from", spec.Name)
+	}
+	spec.Patches = nonEmpty(spec.Patches)
+	// A git source's key is its commit: an image already built is found
+	// without cloning the repository.
+	if key, ok := gitSourceKey(spec.Source); ok {
+		ref, _ := envRef(spec, key)
+		if ok, err := eng.ImageExists(ctx, ref); err != nil {
+			return "", fmt.Errorf("environment image for %s: %w", spec.Name, err)
+		} else if ok {
+			return ref, nil
+		}
 	}
 	files, sourceKey, err := loadSource(ctx, spec.Source)
 	if err != nil {
@@ -239,6 +257,9 @@ func buildEnv(ctx context.Context, eng Engine, spec EnvSpec, files []container.F
 	}
 	if spec.RegistryBase {
 		files = append(files, container.File{Path: "featbench/gitconfig", Mode: 0o644, Data: []byte(baseFiles["etc/gitconfig"])})
+	}
+	for i, p := range spec.Patches {
+		files = append(files, container.File{Path: fmt.Sprintf("patches/%d.diff", i), Mode: 0o644, Data: []byte(p)})
 	}
 	labels := map[string]string{
 		LabelProject: "1", LabelKind: KindEnv, LabelKey: key,
@@ -352,12 +373,38 @@ func randomSuffix() string {
 // EnvRef returns the reference the environment image of spec has (or will
 // have once EnsureEnv built it). It reads the whole source to hash it.
 func EnvRef(ctx context.Context, spec EnvSpec) (string, error) {
+	spec.Patches = nonEmpty(spec.Patches)
+	if key, ok := gitSourceKey(spec.Source); ok {
+		ref, _ := envRef(spec, key)
+		return ref, nil
+	}
 	_, sourceKey, err := loadSource(ctx, spec.Source)
 	if err != nil {
 		return "", fmt.Errorf("environment image for %s: %w", spec.Name, err)
 	}
 	ref, _ := envRef(spec, sourceKey)
 	return ref, nil
+}
+
+// nonEmpty leaves out the empty patches (an instance without a test
+// patch has nothing to apply).
+func nonEmpty(patches []string) []string {
+	var out []string
+	for _, p := range patches {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// gitSourceKey is a git source's key (loadSource's) without reading it,
+// when the source is a git commit.
+func gitSourceKey(src Source) (string, bool) {
+	if src.Dir == "" && src.GitURL != "" && commitPattern.MatchString(src.Commit) {
+		return "git " + src.Commit, true
+	}
+	return "", false
 }
 
 func envRef(spec EnvSpec, sourceKey string) (ref, key string) {
@@ -375,6 +422,11 @@ func envRef(spec EnvSpec, sourceKey string) (ref, key string) {
 	if spec.RegistryBase {
 		// Only then: the keys of images on Debian bases stay as they were.
 		text += "registry base\n" + registryPreamble + registryCheck
+	}
+	// Only a spec with patches says so, so that every other image keeps
+	// the key it had.
+	for _, p := range spec.Patches {
+		text += fmt.Sprintf("patch %x\n", sha256.Sum256([]byte(p)))
 	}
 	key = hashKey(text)
 	return prefixOr(spec.Prefix) + "/env-" + sanitizeName(spec.Name) + ":" + key, key
@@ -440,6 +492,14 @@ func envDockerfile(spec EnvSpec, locked bool) string {
 		}
 	}
 	b.WriteString("COPY src/ /testbed/\nWORKDIR /testbed\n")
+	if len(spec.Patches) > 0 {
+		b.WriteString("COPY patches/ /featbench-patches/\n")
+		cmd := "set -e"
+		for i := range spec.Patches {
+			cmd += fmt.Sprintf("; git apply --whitespace=nowarn /featbench-patches/%d.diff", i)
+		}
+		sh(cmd + "; rm -rf /featbench-patches")
+	}
 	if locked {
 		b.WriteString("COPY featbench/lock.txt featbench/lock-pins.txt /opt/featbench/\n")
 	}

@@ -91,7 +91,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 	a := cfg.Agent
 	image := a.Image[evaluate.ImageKey(cfg.Dataset, in)]
 	if image == "" {
-		return nil, fmt.Errorf("no image of %s for repository %s", a.Name, in.Repo)
+		return nil, fmt.Errorf("no image of %s for %s", a.Name, evaluate.ImageKey(cfg.Dataset, in))
 	}
 	upstream := a.Upstream
 	if upstream == "" {
