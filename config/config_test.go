@@ -257,6 +257,30 @@ endpoint = "ftp://x"
 	}
 }
 
+// TestLoadCollectNetwork: the package index keys of a repository, as
+// given and as refused.
+func TestLoadCollectNetwork(t *testing.T) {
+	const repo = "[[collect.repo]]\nrepository = \"a/b\"\nsource = \"src\"\ninstall = [\"pip install -e .\"]\nimport_name = \"b\"\n"
+	cfg, err := config.Load(write(t, repo+"network = \"build\"\nindex_url = \"http://127.0.0.1:8080/simple/\"\nexclude_newer = \"2024-01-31\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.Collect.Repos[0]; r.Network != config.NetworkBuild || r.IndexURL == "" || r.IndexTimeout != "60s" {
+		t.Errorf("repo = %+v", r)
+	}
+	_, err = config.Load(write(t, repo+"network = \"always\"\nindex_url = \"https://u:p@pypi.example/simple/\"\nextra_index_url = [\"ftp://x\"]\nexclude_newer = \"commit\"\nindex_timeout = \"soon\"\n"))
+	for _, want := range []string{"collect.repo[0].network", `"collect.repo[0].index_url": "https://u:p@pypi.example/simple/" holds credentials`,
+		"collect.repo[0].extra_index_url[0]", `"collect.repo[0].exclude_newer": is "commit", but the source has no commit`, "collect.repo[0].index_timeout"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %s", err, want)
+		}
+	}
+	_, err = config.Load(write(t, repo+"index_url = \"https://pypi.org/simple/\"\n"))
+	if err == nil || !strings.Contains(err.Error(), `"collect.repo[0].index_url": is set, but network is not "build"`) {
+		t.Errorf("an index without network: %v", err)
+	}
+}
+
 func TestLoadEval(t *testing.T) {
 	cfg, err := config.Load(write(t, "[eval]\nworkers = 4\nmemory = \"2g\"\ncpus = 2\ntest_file_timeout = \"90s\"\n"))
 	if err != nil {
@@ -542,5 +566,115 @@ func TestRepoPython(t *testing.T) {
 	want := path + `:6: field "collect.repo[0].python": is "3.12"; the base images have Python "3.11" (Debian bookworm`
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"3.13" (Debian trixie`) {
 		t.Errorf("python 3.12: %v\nwant it to contain %s", err, want)
+	}
+}
+
+// TestRepoBaseImage: collect.repo.base_image is a reference the engine
+// can pull; a bad one, or Debian packages beside it, is an error naming
+// the file, the line and the key.
+func TestRepoBaseImage(t *testing.T) {
+	repo := func(lines string) string {
+		return "[[collect.repo]]\nrepository = \"o/r\"\nsource = \"r\"\ninstall = [\"pip install .\"]\nimport_name = \"r\"\n" + lines
+	}
+	cfg, err := config.Load(write(t, repo(`base_image = "python:3.12-slim"`)))
+	if err != nil || cfg.Collect.Repos[0].BaseImage != "python:3.12-slim" {
+		t.Fatalf("base_image: %v", err)
+	}
+	for _, c := range []struct{ lines, want string }{
+		{`base_image = "Python:3.12"`, `:6: field "collect.repo[0].base_image": image reference "Python:3.12"`},
+		{"base_image = \"python:3.12-slim\"\npackages = [\"python3-yaml\"]", `:7: field "collect.repo[0].packages": lists Debian packages, which go on the Debian bases only`},
+	} {
+		path := write(t, repo(c.lines))
+		if _, err := config.Load(path); err == nil || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("%s: %v\nwant %s", c.lines, err, c.want)
+		}
+	}
+}
+
+// The history-based methods' keys: their own defaults where the file
+// does not write a key, and a clear problem for each wrong one, with its
+// line.
+func TestLoadCollectMethods(t *testing.T) {
+	cfg, err := config.Load(write(t, `[[collect.repo]]
+repository = "o/lib"
+source = "/src/lib.git"
+commit = "0123456789abcdef0123456789abcdef01234567"
+install = ["pip install ."]
+import_name = "lib"
+method = "release"
+since = "2024-01-01"
+until = "2024-12-31"
+release_kinds = ["feature", "improvement"]
+
+[[collect.repo]]
+repository = "o/other"
+source = "/src/other.git"
+commit = "0123456789abcdef0123456789abcdef01234567"
+install = ["pip install ."]
+import_name = "other"
+method = "release"
+min_f2p_points = 3
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Collect.Repos[0]
+	if !r.History() || r.MinLines != 1 || r.MinF2PPoints != 1 || !reflect.DeepEqual(r.Levels, []int{1}) || !reflect.DeepEqual(r.ReleaseKinds, []string{"feature", "improvement"}) {
+		t.Errorf("repo[0] = %+v", r)
+	}
+	if r := cfg.Collect.Repos[1]; r.MinF2PPoints != 3 || !reflect.DeepEqual(r.ReleaseKinds, []string{"feature"}) {
+		t.Errorf("repo[1]: a written key keeps its value, an unwritten one the method's default: %+v", r)
+	}
+	_, err = config.Load(write(t, `[[collect.repo]]
+repository = "o/lib"
+source = "/src/lib.git"
+install = ["pip install ."]
+import_name = "lib"
+method = "release"
+since = "last year"
+until = "2020-01-01"
+release_kinds = ["feature", "rumour"]
+levels = [1, 2]
+changelog = "../CHANGES"
+
+[[collect.repo]]
+repository = "o/two"
+source = "two"
+install = ["pip install ."]
+import_name = "two"
+since = "2024-01-01"
+
+[[collect.repo]]
+repository = "o/three"
+source = "three"
+install = ["pip install ."]
+import_name = "three"
+method = "scraped"
+`))
+	for _, want := range []string{
+		`"collect.repo[0].commit": is missing: method "release" reads the git source's history`,
+		`"collect.repo[0].since": "last year" is not a date`,
+		`"collect.repo[0].release_kinds[1]": is "rumour"`,
+		`"collect.repo[0].levels": is [1 2]; method "release" makes level 1 instances only`,
+		`"collect.repo[0].changelog": "../CHANGES" is not a path inside the repository`,
+		`"collect.repo[1].since": is for the history-based methods`,
+		`"collect.repo[2].method": is "scraped"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %s", err, want)
+		}
+	}
+	_, err = config.Load(write(t, `[[collect.repo]]
+repository = "o/lib"
+source = "/src/lib.git"
+commit = "0123456789abcdef0123456789abcdef01234567"
+install = ["pip install ."]
+import_name = "lib"
+method = "release"
+since = "2024-06-01"
+until = "2024-01-01"
+`))
+	if err == nil || !strings.Contains(err.Error(), `"collect.repo[0].until": 2024-01-01 is before since`) {
+		t.Errorf("until before since: %v", err)
 	}
 }

@@ -17,6 +17,18 @@ func collectionInfo(c *bench.Collection) *templates.CollectionInfo {
 	}
 	info := &templates.CollectionInfo{Seed: strconv.FormatUint(c.Seed, 10)}
 	for _, r := range c.Repos {
+		if m := r.MethodOrDefault(); m != bench.MethodTestDriven {
+			f := templates.CollectionFunnel{Repo: r.Repository, Method: m, Title: m, About: methodAbout[m]}
+			if t, ok := methodTitle[m]; ok {
+				f.Title = t
+			}
+			for _, st := range r.Funnel {
+				f.Steps = append(f.Steps, templates.CollectionStepRow{Step: st.Step, Count: st.Count})
+			}
+			info.Funnels = append(info.Funnels, f)
+			info.Drops = append(info.Drops, dropRows(r)...)
+			continue
+		}
 		info.Repos = append(info.Repos, templates.CollectionRepoRow{
 			Name: r.Repository, TestFiles: r.TestFiles, Passing: r.Passing, Candidates: r.Candidates,
 			Traced: r.Traced, Classified: r.Classified, WithP2P: r.WithP2P,
@@ -26,6 +38,22 @@ func collectionInfo(c *bench.Collection) *templates.CollectionInfo {
 	}
 	return info
 }
+
+// methodTitle and methodAbout say what a history-based method is and
+// what its funnel's steps count, on the dataset's page.
+var (
+	methodTitle = map[string]string{
+		bench.MethodRelease: "FeatBench's release-driven method",
+	}
+	methodAbout = map[string]string{
+		bench.MethodRelease: "Releases (tags in the date window) and their notes (the changelog's section, else the tag's " +
+			"message, else the titles of the pull requests they brought), sorted into features, improvements, fixes and " +
+			"other changes; the pull requests the wanted entries name; those whose code patch changes Python and only " +
+			"modifies existing functions and whose test patch adds tests; verified in fresh containers (a test of the " +
+			"test patch fails before the patch and passes after it, the gold patch resolves three times, the empty one " +
+			"does not); a code-free request written from the pull request.",
+	}
+)
 
 // dropRows groups a repository's drops by stage and reason, so that one
 // reason shared by many files is one row; the most frequent reasons first.
@@ -38,7 +66,7 @@ func dropRows(r *bench.CollectionRepo) []templates.CollectionDropRow {
 		if _, ok := files[k]; !ok {
 			order = append(order, k)
 		}
-		f := d.File
+		f := d.Subject()
 		if d.Level > 0 {
 			f += " (L" + strconv.Itoa(d.Level) + ")"
 		}

@@ -281,8 +281,27 @@ type DatasetPage struct {
 // others were dropped.
 type CollectionInfo struct {
 	Seed  string
-	Repos []CollectionRepoRow
-	Drops []CollectionDropRow
+	Repos []CollectionRepoRow // the test-driven method's repositories
+	// Funnels are the repositories collected by a history-based method,
+	// each with its own steps.
+	Funnels []CollectionFunnel
+	Drops   []CollectionDropRow
+}
+
+// CollectionFunnel is one repository's funnel under a history-based
+// method: what the method is, and the count at each of its steps.
+type CollectionFunnel struct {
+	Repo   string
+	Method string // as instances name it
+	Title  string // the method as a person reads it
+	About  string // what its steps count
+	Steps  []CollectionStepRow
+}
+
+// CollectionStepRow is one step of a funnel.
+type CollectionStepRow struct {
+	Step  string
+	Count int
 }
 
 // CollectionRepoRow is one repository's funnel, from test files to kept
@@ -300,7 +319,7 @@ type CollectionDropRow struct {
 	Stage  string
 	Reason string
 	Count  int
-	Files  string // the test files (and levels), comma-separated
+	Files  string // the test files (and levels) or pull requests, comma-separated
 }
 
 // RepoInfo is one repository of a dataset.

@@ -23,6 +23,7 @@ import (
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/pybase"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // candidateInstance is a verified instance with the repository and file it
@@ -30,6 +31,7 @@ import (
 type candidateInstance struct {
 	in   *bench.Instance
 	file string
+	pull int // a history-based method's pull request
 }
 
 // gather turns the verified candidates into instances with statements.
@@ -141,13 +143,27 @@ type manifestSplit struct {
 // manifestRepoOf is a repository's entry in dataset.toml: where its code
 // comes from and how it is installed, on the base of which Python, so
 // that cmd/eval builds the environment collection verified on.
-func manifestRepoOf(rc config.Repo) manifestRepo {
+//
+// A networked environment's entry says so and gives env's indexes,
+// cut-off and lock (env is zero before collection: the preflight checks
+// the rest).
+func manifestRepoOf(rc config.Repo, env envOut) manifestRepo {
 	python := rc.Python
 	if b, ok := pybase.Lookup(python); ok {
 		python = b.Python // "" named the default
 	}
 	mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
 		Environment: bench.Environment{Python: python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
+	if rc.Network == config.NetworkBuild {
+		mr.Environment.Network = bench.NetworkBuild
+		mr.Environment.IndexURL, mr.Environment.ExtraIndexURL = env.IndexURL, env.ExtraIndexURL
+		mr.Environment.ExcludeNewer, mr.Environment.Lock = env.ExcludeNewer, env.Lock
+	}
+	if rc.BaseImage != "" {
+		// The base as pulled, pinned by digest (the env stage's): the
+		// Python is the image's, not a Debian base's.
+		mr.Environment.BaseImage, mr.Environment.Python = env.Base, ""
+	}
 	if rc.Commit == "" {
 		mr.Source.Path = filepath.ToSlash(rc.Source)
 	} else {
@@ -166,9 +182,34 @@ func newManifest(o Options, name, version string, repos []manifestRepo) manifest
 		m.Title = name
 	}
 	if m.Description == "" {
-		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
+		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with %s.", len(repos), methodsText(o.Config.Collect.Repos))
 	}
 	return m
+}
+
+// methodNames name the collection methods in a dataset's description.
+var methodNames = map[string]string{
+	config.MethodTestDriven:    "FeatureBench's test-driven method",
+	config.MethodRelease:       "FeatBench's release-driven method",
+	config.MethodNewComponents: "FEA-Bench's new-components method",
+}
+
+// methodsText names the methods the repositories are collected with, in
+// the order of the methods' table.
+func methodsText(repos []config.Repo) string {
+	var names []string
+	for _, m := range []string{config.MethodTestDriven, config.MethodRelease, config.MethodNewComponents} {
+		if slices.ContainsFunc(repos, func(r config.Repo) bool { return r.MethodOrDefault() == m }) {
+			names = append(names, methodNames[m])
+		}
+	}
+	if len(names) == 0 {
+		return methodNames[config.MethodTestDriven]
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // encodeManifest is the text of dataset.toml.
@@ -206,7 +247,16 @@ func preflight(o Options, out, key string, repos []config.Repo) error {
 	name, version, _ := strings.Cut(key, "/")
 	var mrs []manifestRepo
 	for _, rc := range repos {
-		mrs = append(mrs, manifestRepoOf(rc))
+		var env envOut
+		if rc.BaseImage != "" {
+			// A stand-in for the digest the env stage will pin.
+			if r, err := registry.Parse(rc.BaseImage); err == nil {
+				if p, err := r.WithDigest("sha256:" + strings.Repeat("0", 64)); err == nil {
+					env.Base = p.String()
+				}
+			}
+		}
+		mrs = append(mrs, manifestRepoOf(rc, env))
 	}
 	m := newManifest(o, name, version, mrs)
 	m.Splits = []manifestSplit{{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Size: 1}}
@@ -238,21 +288,31 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 		for _, ci := range res.instances {
 			if why := filterInstance(ci, rc.MinLines, rc.MinF2PPoints, rc.EarliestTestDate); why != "" {
 				line, _ := summary(why) // one line, as every reason
-				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line})
+				d := Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line, Pull: ci.pull}
+				if ci.pull > 0 {
+					d.Level = 0 // one instance per pull request
+				}
+				res.report.Drops = append(res.report.Drops, d)
 				continue
 			}
 			kept = append(kept, ci.in)
 			n++
 		}
 		res.report.Kept = n
+		if res.report.Method != "" {
+			res.report.Funnel = append(res.report.Funnel, bench.CollectionStep{Step: "kept", Count: n})
+		}
 		sort.SliceStable(res.report.Drops, func(i, j int) bool {
 			a, b := res.report.Drops[i], res.report.Drops[j]
 			if a.File != b.File {
 				return a.File < b.File
 			}
+			if a.Pull != b.Pull {
+				return a.Pull < b.Pull
+			}
 			return a.Level < b.Level
 		})
-		repos = append(repos, manifestRepoOf(rc))
+		repos = append(repos, manifestRepoOf(rc, res.env))
 		if release == "" && rc.Commit != "" {
 			if d := commitDate(ctx, o.Root, rc.Source, rc.Commit); d > release {
 				release = d
@@ -451,4 +511,25 @@ func commitDate(ctx context.Context, root, src, commit string) string {
 		return ""
 	}
 	return t.UTC().Format(time.DateOnly)
+}
+
+// Publish writes the files of the dataset version key (NAME/VERSION) into
+// dataDir, as a collection writes its own: checked first by the data
+// model's loader and against the data folder's lock (nothing is written
+// when they fail), never over an existing version, moved into place whole
+// and added to the lock. `collect import` writes what it converted with it.
+func Publish(dataDir, key string, files map[string][]byte) error {
+	out := filepath.Join(dataDir, "datasets", filepath.FromSlash(key))
+	if err := refuseExisting(out); err != nil {
+		return err
+	}
+	_, entry, err := bench.CheckDatasetFiles(dataDir, key, files)
+	if err != nil {
+		return fmt.Errorf("the dataset fails the data model's checks, so nothing was written: %w", err)
+	}
+	lock, err := bench.AddToLock(dataDir, entry)
+	if err != nil {
+		return fmt.Errorf("publishing %s: %w", key, err)
+	}
+	return publish(dataDir, key, out, files, lock)
 }

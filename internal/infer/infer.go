@@ -33,6 +33,7 @@ import (
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/meter"
+	"github.com/featbench/featbench/internal/runlock"
 )
 
 // Files of a run folder that infer writes: runs/<run-id>/.
@@ -63,10 +64,10 @@ var retried = map[string]bool{HarnessError: true, UpstreamError: true}
 // Agent is an agent as a run uses it.
 type Agent struct {
 	config.Agent
-	Model string   // what FEATBENCH_MODEL says
-	Key   string   // the upstream's key, read on this machine; never in the container
-	Env   []string // KEY=value passed through to the agent
-	Image map[string]string
+	Model string            // what FEATBENCH_MODEL says
+	Key   string            // the upstream's key, read on this machine; never in the container
+	Env   []string          // KEY=value passed through to the agent
+	Image map[string]string // evaluate.ImageKey -> the agent's image on that environment
 	// Upstream overrides the agent's upstream URL (a test double's).
 	Upstream string
 }
@@ -137,6 +138,11 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, Folder), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
 	}
+	release, err := runlock.Acquire(cfg.Dir, "eval infer "+cfg.Meta.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	all, err := writeMeta(cfg.Dir, cfg.Meta)
 	if err != nil {
 		return nil, err
