@@ -338,7 +338,7 @@ func BuildPrompt(p *Prompt, in *bench.Instance, files []ContextFile) string {
 
 var (
 	fence     = regexp.MustCompile("(?m)^```([A-Za-z0-9_+-]*)[^\\n]*\\n")
-	fileLabel = regexp.MustCompile(`(?m)^\W*(?:File|file|FILE)\s*:\s*` + "`?" + `([^\s` + "`" + `*]+)` + "`?" + `\W*$`)
+	fileLabel = regexp.MustCompile(`(?m)^[^\w\n]*(?:File|file|FILE)[ \t]*:[ \t]*` + "`?" + `([^\s` + "`" + `*]+)` + "`?" + `[^\w\n]*$`)
 )
 
 // fencedBlock is one fenced code block of an answer.
