@@ -15,10 +15,10 @@ func TestEstimateTokens(t *testing.T) {
 		// def(1) " parse"(2: the space joins) _(1) header(2) ((1) x(1) )(1) :(1) \n(1) "    "(1) return(2) " x"(1)
 		{"def parse_header(x):\n    return x", 15},
 		{"", 0},
-		{"12345", 2},            // 123, 45
-		{"a  b", 3},             // a, two spaces, b
-		{"héllo wörld", 4},      // 2 + 2
-		{"\n\n\n", 1},           // one run of newlines
+		{"12345", 2},             // 123, 45
+		{"a  b", 3},              // a, two spaces, b
+		{"héllo wörld", 4},       // 2 + 2
+		{"\n\n\n", 1},            // one run of newlines
 		{"!= <= ...", 2 + 2 + 3}, // each punctuation character alone; single spaces join
 	} {
 		if got := EstimateTokens(tc.s); got != tc.want {
@@ -65,14 +65,14 @@ func TestAnswerFilesOf(t *testing.T) {
 
 func TestPickContext(t *testing.T) {
 	files := map[string]string{
-		"README.md":          "Cachekit: caches for Python.",
-		"cachekit/lru.py":    "class LRUCache:\n    def evict(self):\n        pass\n",
-		"cachekit/ttl.py":    "class TTLCache:\n    def expire(self, ttl):\n        return ttl\n",
-		"cachekit/util.py":   "def helper():\n    return expire_all()\n",
-		"tests/test_ttl.py":  "def test_ttl_expire_ttl_ttl():\n    pass\n",
-		"cachekit/big.py":    strings.Repeat("ttl expire ", 2000),
-		"docs/notes.rst":     "ttl ttl ttl",
-		"cachekit/fresh.py":  "def fresh():\n    pass\n",
+		"README.md":         "Cachekit: caches for Python.",
+		"cachekit/lru.py":   "class LRUCache:\n    def evict(self):\n        pass\n",
+		"cachekit/ttl.py":   "class TTLCache:\n    def expire(self, ttl):\n        return ttl\n",
+		"cachekit/util.py":  "def helper():\n    return expire_all()\n",
+		"tests/test_ttl.py": "def test_ttl_expire_ttl_ttl():\n    pass\n",
+		"cachekit/big.py":   strings.Repeat("ttl expire ", 2000),
+		"docs/notes.rst":    "ttl ttl ttl",
+		"cachekit/fresh.py": "def fresh():\n    pass\n",
 	}
 	in := &bench.Instance{InstanceID: "x", ProblemStatement: "Add expire(ttl) to TTLCache so entries older than ttl go.",
 		Patch:      "diff --git a/cachekit/ttl.py b/cachekit/ttl.py\n--- a/cachekit/ttl.py\n+++ b/cachekit/ttl.py\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/cachekit/gone.py b/cachekit/gone.py\nnew file mode 100644\n--- /dev/null\n+++ b/cachekit/gone.py\n@@ -0,0 +1 @@\n+x\n",
