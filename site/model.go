@@ -58,7 +58,7 @@ type entry struct {
 	score   metrics.Score            // per-instance submissions only
 	levels  map[int]metrics.Score    // per-instance submissions only
 	methods map[string]metrics.Score // per-instance submissions only, by collection method
-	row    templates.Row
+	row     templates.Row
 }
 
 // ref reports whether the entry is a reference row (gold, empty): shown

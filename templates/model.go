@@ -153,7 +153,7 @@ type Org struct {
 type Row struct {
 	// Methods are % resolved on the instances of each of Board.Methods,
 	// in its order.
-	Methods []Cell
+	Methods       []Cell
 	Rank          int // 0 for a reference row
 	RankLo        int // 95% bootstrap range of the rank; 0 when none
 	RankHi        int
