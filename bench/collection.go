@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -45,6 +47,29 @@ type CollectionRepo struct {
 	// Failure is why the repository stopped before the end, when it did:
 	// its counts are then as far as it got, and it gave no instance.
 	Failure *CollectionFailure `json:"failure,omitempty"`
+	// Method is how the repository was collected (Method*); empty reads
+	// as MethodTestDriven, whose counts are the fields above. The
+	// history-based methods count their own steps in Funnel instead, in
+	// order (releases, changelog entries, pull requests, each filter,
+	// verified, kept).
+	Method string           `json:"method,omitempty"`
+	Funnel []CollectionStep `json:"funnel,omitempty"`
+}
+
+// CollectionStep is one step of a history-based method's funnel: what is
+// counted, and how many got there.
+type CollectionStep struct {
+	Step  string `json:"step"`
+	Count int    `json:"count"`
+}
+
+// MethodOrDefault is the repository's collection method, MethodTestDriven
+// when the file does not say.
+func (r *CollectionRepo) MethodOrDefault() string {
+	if r.Method == "" {
+		return MethodTestDriven
+	}
+	return r.Method
 }
 
 // CollectionFailure is the stage a repository failed at, and why, in one
@@ -61,6 +86,18 @@ type CollectionDrop struct {
 	Level  int    `json:"level,omitempty"` // 0: the candidate, every level
 	Stage  string `json:"stage"`
 	Reason string `json:"reason"`
+	// Pull is the pull request a history-based method dropped (File is
+	// then empty).
+	Pull int `json:"pull,omitempty"`
+}
+
+// Subject is what a drop dropped, as a person reads it: the test file, or
+// the pull request.
+func (d CollectionDrop) Subject() string {
+	if d.Pull > 0 && d.File == "" {
+		return fmt.Sprintf("#%d", d.Pull)
+	}
+	return d.File
 }
 
 // decodeCollection reads and checks collection.json: strict JSON, known
@@ -117,6 +154,17 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 			{"classified", r.Classified}, {"with_p2p", r.WithP2P}, {"masked", r.Masked}, {"verified", r.Verified}, {"kept", r.Kept}} {
 			count(f+"."+n.k, n.v)
 		}
+		if r.Method != "" && !slices.Contains(Methods, r.Method) {
+			ps.Add(path, 0, f+".method", "is %q; want one of %s", r.Method, strings.Join(Methods, ", "))
+		}
+		if len(r.Funnel) > 1_000 {
+			ps.Add(path, 0, f+".funnel", "lists %d steps; at most 1000", len(r.Funnel))
+			return nil, ps
+		}
+		for j, st := range r.Funnel {
+			text(fmt.Sprintf("%s.funnel[%d].step", f, j), st.Step)
+			count(fmt.Sprintf("%s.funnel[%d].count", f, j), st.Count)
+		}
 		if fl := r.Failure; fl != nil {
 			text(f+".failure.stage", fl.Stage)
 			text(f+".failure.reason", fl.Reason)
@@ -136,6 +184,9 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 			text(g+".reason", d.Reason)
 			if d.Level < 0 || d.Level > 2 {
 				ps.Add(path, 0, g+".level", "is %d; want 0 (every level), 1 or 2", d.Level)
+			}
+			if d.Pull < 0 || d.Pull > maxPullNumber {
+				ps.Add(path, 0, g+".pull", "is %d; want a pull request number from 1 to %d", d.Pull, maxPullNumber)
 			}
 		}
 	}

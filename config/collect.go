@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/featbench/featbench/internal/pybase"
@@ -61,7 +63,51 @@ type Repo struct {
 	MinLines         int      `toml:"min_lines"`          // full-set filter: lines of the gold patch
 	MinF2PPoints     int      `toml:"min_f2p_points"`     // full-set filter: fail-to-pass tests
 	Levels           []int    `toml:"levels"`             // task levels made: 1, 2 or both
+
+	// Method is how instances are collected (bench.Method*): "test-driven"
+	// (the default, paper 000), or a history-based one, "release" (paper
+	// 003) or "new-components" (004), which read the git source's history
+	// up to Commit. The keys below are theirs; the history-based methods
+	// make level 1 instances, and their min_lines and min_f2p_points
+	// default to 1.
+	Method string `toml:"method"`
+	// Since and Until (YYYY-MM-DD, inclusive) bound the releases (and the
+	// pull requests) collected from: a later window keeps a benchmark
+	// ahead of what models were trained on.
+	Since string `toml:"since"`
+	Until string `toml:"until"`
+	// Changelog is the changelog's path in the repository; "" finds it.
+	Changelog string `toml:"changelog"`
+	// Pulls is a JSON export of pull requests (GitHub's REST shape),
+	// relative to the project root, read instead of the commit messages.
+	Pulls string `toml:"pulls"`
+	// ReleaseKinds are the kinds of release-notes entries whose pull
+	// requests the release method takes: feature, improvement, fix, other.
+	ReleaseKinds []string `toml:"release_kinds"`
 }
+
+// History reports whether the repository's method reads its history.
+func (r Repo) History() bool {
+	return r.Method == MethodRelease || r.Method == MethodNewComponents
+}
+
+// MethodOrDefault is the repository's method, "test-driven" when not set.
+func (r Repo) MethodOrDefault() string {
+	if r.Method == "" {
+		return MethodTestDriven
+	}
+	return r.Method
+}
+
+// Collection methods, as bench names them (config does not import bench).
+const (
+	MethodTestDriven    = "test-driven"
+	MethodRelease       = "release"
+	MethodNewComponents = "new-components"
+)
+
+// releaseKinds are the kinds of release-notes entries (history.Kinds).
+var releaseKinds = []string{"feature", "improvement", "fix", "other"}
 
 // SetDefaults fills a [[collect.repo]] table before the file's keys are
 // read into it.
@@ -79,6 +125,7 @@ func (r *Repo) SetDefaults() {
 		MinLines:         100,
 		MinF2PPoints:     10,
 		Levels:           []int{1, 2},
+		ReleaseKinds:     []string{"feature"},
 	}
 }
 
@@ -221,6 +268,70 @@ func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
 	}
 	if len(r.Levels) == 0 {
 		c.add(key+".levels", "is empty; want [1], [2] or [1, 2]")
+	}
+	c.checkMethod(key, r)
+}
+
+// checkMethod checks the keys of the collection method, and gives the
+// history-based methods their own defaults for the keys not written.
+func (c *checker) checkMethod(key string, r *Repo) {
+	switch r.Method {
+	case "", MethodTestDriven:
+		for _, k := range []string{"since", "until", "changelog", "pulls", "release_kinds"} {
+			if _, ok := c.lines[key+"."+k]; ok {
+				c.add(key+"."+k, "is for the history-based methods (method = %q or %q)", MethodRelease, MethodNewComponents)
+			}
+		}
+		return
+	case MethodRelease, MethodNewComponents:
+	default:
+		c.add(key+".method", "is %q; want %q (the default), %q or %q", r.Method, MethodTestDriven, MethodRelease, MethodNewComponents)
+		return
+	}
+	if r.Commit == "" {
+		c.add(key+".commit", "is missing: method %q reads the git source's history up to this commit", r.Method)
+	}
+	written := func(k string) bool { _, ok := c.lines[key+"."+k]; return ok }
+	if !written("min_lines") {
+		r.MinLines = 1
+	}
+	if !written("min_f2p_points") {
+		r.MinF2PPoints = 1
+	}
+	if !written("levels") {
+		r.Levels = []int{1}
+	} else if len(r.Levels) != 1 || r.Levels[0] != 1 {
+		c.add(key+".levels", "is %v; method %q makes level 1 instances only: want [1]", r.Levels, r.Method)
+	}
+	var since, until time.Time
+	for _, d := range []struct {
+		k, v string
+		t    *time.Time
+	}{{"since", r.Since, &since}, {"until", r.Until, &until}} {
+		if d.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.DateOnly, d.v)
+		if err != nil {
+			c.add(key+"."+d.k, "%q is not a date YYYY-MM-DD", d.v)
+		}
+		*d.t = t
+	}
+	if !since.IsZero() && !until.IsZero() && until.Before(since) {
+		c.add(key+".until", "%s is before since (%s)", r.Until, r.Since)
+	}
+	for _, p := range []struct{ k, v string }{{"changelog", r.Changelog}, {"pulls", r.Pulls}} {
+		if p.v != "" && (checkChars(p.v) != nil || path.IsAbs(p.v) && p.k == "changelog" || strings.Contains("/"+p.v+"/", "/../") && p.k == "changelog") {
+			c.add(key+"."+p.k, "%q is not a path inside the repository", p.v)
+		}
+	}
+	if len(r.ReleaseKinds) == 0 {
+		c.add(key+".release_kinds", "is empty; want some of %s", strings.Join(releaseKinds, ", "))
+	}
+	for j, k := range r.ReleaseKinds {
+		if !slices.Contains(releaseKinds, k) {
+			c.add(fmt.Sprintf("%s.release_kinds[%d]", key, j), "is %q; want one of %s", k, strings.Join(releaseKinds, ", "))
+		}
 	}
 }
 

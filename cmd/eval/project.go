@@ -98,13 +98,15 @@ func (p *project) limits(instance time.Duration) (evaluate.Limits, error) {
 }
 
 // buildImages builds (or finds, cached by content) the environment image
-// of every repository the instances come from, and returns them by name.
+// of every repository the instances come from, and of every history-based
+// instance (its base commit with its patches), and returns them by
+// evaluate.ImageKey.
 // Each is built on the base image of the Python its dataset.toml names,
 // so that grading runs on the base collection verified the instances on.
 func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
 	out := map[string]string{}
 	for _, in := range ins {
-		if out[in.Repo] != "" {
+		if out[evaluate.ImageKey(in)] != "" {
 			continue
 		}
 		repo := ds.Repository(in.Repo)
@@ -127,11 +129,14 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			return nil, fmt.Errorf("base image: %w", err)
 		}
 		spec.Base = base
-		ref, err := images.EnsureEnv(ctx, eng, spec, log)
-		if err != nil {
-			return nil, fmt.Errorf("environment of %s: %w", repo.Name, err)
+		if evaluate.History(in) && spec.Source.GitURL == "" {
+			return nil, fmt.Errorf("%s comes from %s's history, whose [repositories.source] in %s's dataset.toml is no git repository: its environment cannot be built", in.InstanceID, repo.Name, ds.Key())
 		}
-		out[in.Repo] = ref
+		ref, err := images.EnsureEnv(ctx, eng, evaluate.HistoryEnv(spec, in), log)
+		if err != nil {
+			return nil, fmt.Errorf("environment of %s: %w", evaluate.ImageKey(in), err)
+		}
+		out[evaluate.ImageKey(in)] = ref
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,8 +111,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Executor == nil {
 		o.Executor = o.Engine
 	}
-	if o.Stage != "" && stageIndex(o.Stage) < 0 {
-		return nil, fmt.Errorf("unknown stage %q; the stages are %s", o.Stage, strings.Join(Stages, ", "))
+	if o.Stage != "" && stageIndex(o.Stage) < 0 && !slices.Contains(HistoryStages, o.Stage) {
+		return nil, fmt.Errorf("unknown stage %q; the stages are %s (test-driven) and %s (history-based methods)",
+			o.Stage, strings.Join(Stages, ", "), strings.Join(HistoryStages, ", "))
 	}
 	name, version, ok := strings.Cut(o.Dataset, "/")
 	if !ok || !validName(name) || !validName(version) {
@@ -137,8 +139,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	var results []*repoResult
 	var failed []error
 	for _, rc := range repos {
-		r := newRepoRun(o, rc)
-		res, err := r.run(ctx)
+		res, err := runRepo(ctx, o, rc)
 		rep.Repos = append(rep.Repos, res.report)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", rc.Repository, err)
@@ -147,7 +148,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			// One repository's failure stops it alone: the others are
 			// collected, and the report says where this one stopped.
-			r.logf("failed at stage %s: %s", res.report.Failure.Stage, res.report.Failure.Reason)
+			fmt.Fprintf(o.Log, "%s: failed at stage %s: %s\n", rc.Repository, res.report.Failure.Stage, res.report.Failure.Reason)
 			failed = append(failed, err)
 			continue
 		}
@@ -160,6 +161,26 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return rep, errors.Join(append(failed, err)...)
 	}
 	return rep, nil
+}
+
+// runRepo collects from one repository by its method.
+func runRepo(ctx context.Context, o Options, rc config.Repo) (*repoResult, error) {
+	if !rc.History() {
+		if o.Stage != "" && o.Stage != StageDataset && stageIndex(o.Stage) < 0 {
+			r := newRepoRun(o, rc)
+			err := fmt.Errorf("stage %s is not a stage of the test-driven method (its stages: %s)", o.Stage, strings.Join(Stages, ", "))
+			r.fail(o.Stage, err)
+			return r.res, err
+		}
+		return newRepoRun(o, rc).run(ctx)
+	}
+	h, err := newHistoryRun(o, rc)
+	if err != nil {
+		r := newRepoRun(o, rc)
+		r.fail(StageEnv, err)
+		return r.res, err
+	}
+	return h.run(ctx)
 }
 
 func validName(s string) bool {

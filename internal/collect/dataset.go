@@ -30,6 +30,7 @@ import (
 type candidateInstance struct {
 	in   *bench.Instance
 	file string
+	pull int // a history-based method's pull request
 }
 
 // gather turns the verified candidates into instances with statements.
@@ -231,17 +232,27 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 		for _, ci := range res.instances {
 			if why := filterInstance(ci, rc.MinLines, rc.MinF2PPoints, rc.EarliestTestDate); why != "" {
 				line, _ := summary(why) // one line, as every reason
-				res.report.Drops = append(res.report.Drops, Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line})
+				d := Drop{File: ci.file, Level: ci.in.Level, Stage: StageDataset, Reason: line, Pull: ci.pull}
+				if ci.pull > 0 {
+					d.Level = 0 // one instance per pull request
+				}
+				res.report.Drops = append(res.report.Drops, d)
 				continue
 			}
 			kept = append(kept, ci.in)
 			n++
 		}
 		res.report.Kept = n
+		if res.report.Method != "" {
+			res.report.Funnel = append(res.report.Funnel, bench.CollectionStep{Step: "kept", Count: n})
+		}
 		sort.SliceStable(res.report.Drops, func(i, j int) bool {
 			a, b := res.report.Drops[i], res.report.Drops[j]
 			if a.File != b.File {
 				return a.File < b.File
+			}
+			if a.Pull != b.Pull {
+				return a.Pull < b.Pull
 			}
 			return a.Level < b.Level
 		})

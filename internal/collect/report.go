@@ -107,15 +107,20 @@ const maxReason = 300
 // folder are given relative to it, so that the same inputs give the same
 // report on any machine.
 func (r *repoRun) reason(stage, subject, text string) string {
-	text = strings.ReplaceAll(text, r.w.dir+string(filepath.Separator), "")
+	return r.w.reason(stage, subject, text, r.logf)
+}
+
+// reason is repoRun.reason for any method's run in this work folder.
+func (w work) reason(stage, subject, text string, logf func(string, ...any)) string {
+	text = strings.ReplaceAll(text, w.dir+string(filepath.Separator), "")
 	line, whole := summary(text)
 	if whole {
 		return line
 	}
 	log := stage + ".log"
 	entry := fmt.Sprintf("=== %s at stage %s:\n%s\n\n", subject, stage, strings.TrimRight(text, "\n"))
-	if err := appendText(r.w.file(log), entry); err != nil {
-		r.logf("the whole reason could not be kept: %v", err)
+	if err := appendText(w.file(log), entry); err != nil {
+		logf("the whole reason could not be kept: %v", err)
 		return line
 	}
 	return line + " (whole text: " + log + " in the work folder)"

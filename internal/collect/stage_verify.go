@@ -156,16 +156,37 @@ func (r *repoRun) stageVerify(ctx context.Context) error {
 
 // verifyLevel runs one instance's checks.
 func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evaluate.Limits) (*levelCheck, error) {
+	h := harness{exec: r.o.Executor, image: r.env.Image, repo: r.rc.Repository, lim: lim, ceiling: r.rc.F2PPassRateMax,
+		logDir: r.w.file("verify", fileKey(in.InstanceID))}
+	return h.check(ctx, in)
+}
+
+// harness is what checking an instance with cmd/eval's harness takes:
+// where its containers run, its environment image, where the runs' logs
+// go, the evaluation limits and the ceiling of fail-to-pass tests that
+// may pass without a solution.
+type harness struct {
+	exec    Starter
+	image   string
+	repo    string
+	logDir  string
+	lim     evaluate.Limits
+	ceiling float64
+}
+
+// check runs an instance with no solution and with its gold patch,
+// verifyRuns times, in fresh containers, as cmd/eval grades it.
+func (h harness) check(ctx context.Context, in *bench.Instance) (*levelCheck, error) {
 	chk := &levelCheck{}
-	logDir := r.w.file("verify", fileKey(in.InstanceID))
+	logDir, lim := h.logDir, h.lim
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("verify logs: %w", err)
 	}
 	run := func(name string, pred evaluate.Prediction, gold bool) (*evaluate.Report, error) {
 		var log bytes.Buffer
-		rep, _, err := evaluate.Evaluate(ctx, r.o.Executor, evaluate.Task{
-			Dataset: verifyDataset, Instance: in, Attempt: 1, Prediction: pred, Gold: gold, Image: r.env.Image,
-			Labels: map[string]string{labelProject: "1", labelKind: "collect", labelRepo: r.rc.Repository},
+		rep, _, err := evaluate.Evaluate(ctx, h.exec, evaluate.Task{
+			Dataset: verifyDataset, Instance: in, Attempt: 1, Prediction: pred, Gold: gold, Image: h.image,
+			Labels: map[string]string{labelProject: "1", labelKind: "collect", labelRepo: h.repo},
 		}, lim, &log)
 		if werr := os.WriteFile(filepath.Join(logDir, name+".log"), log.Bytes(), 0o644); werr != nil && err == nil {
 			err = werr
@@ -189,8 +210,11 @@ func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evalu
 	case in.Level == 2 && (rep.InstallOK == nil || !*rep.InstallOK):
 		chk.Reason = "an empty agent_code package does not install"
 		return chk, nil
-	case chk.EmptyRate > r.rc.F2PPassRateMax:
-		chk.Reason = fmt.Sprintf("without the feature %.0f%% of the fail-to-pass tests still pass (ceiling %.0f%%)", 100*chk.EmptyRate, 100*r.rc.F2PPassRateMax)
+	case rep.Resolved:
+		chk.Reason = "the empty patch resolves the instance"
+		return chk, nil
+	case chk.EmptyRate > h.ceiling:
+		chk.Reason = fmt.Sprintf("without the feature %.0f%% of the fail-to-pass tests still pass (ceiling %.0f%%)", 100*chk.EmptyRate, 100*h.ceiling)
 		return chk, nil
 	case !chk.P2PKept:
 		chk.Reason = "the masked codebase fails pass-to-pass tests: " + failureText(rep)

@@ -73,7 +73,7 @@ type Config struct {
 	// false when there is none: no prediction counts as unresolved.
 	Predictions func(instanceID string, attempt int) (Prediction, bool)
 	Gold        bool              // the predictions are the gold patches
-	Images      map[string]string // repository name -> environment image
+	Images      map[string]string // ImageKey -> environment image
 	Dir         string            // runs/<run-id>
 	Workers     int
 	Force       bool // evaluate again what a previous run of this id finished
@@ -310,9 +310,9 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir, owner strin
 	if a.retried != "" {
 		fmt.Fprintf(logf, "retried: the first evaluation of this attempt lost its container: %s\n\n", a.retried)
 	}
-	image := cfg.Images[tk.in.Repo]
+	image := cfg.Images[ImageKey(tk.in)]
 	if image == "" {
-		a.err = fmt.Errorf("no environment image for repository %s", tk.in.Repo)
+		a.err = fmt.Errorf("no environment image for %s", ImageKey(tk.in))
 		return
 	}
 	exp := expires(cfg.Limits, time.Now())

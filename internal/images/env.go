@@ -52,6 +52,13 @@ type EnvSpec struct {
 	Install    []string
 	Base       string // the base image, as EnsureBase returns it
 	Prefix     string // starts the image's name; DefaultPrefix when empty
+	// Patches are diffs applied in /testbed, in order, after the source is
+	// copied and before the commands run: a history-based instance's
+	// environment is its base commit with its test patch and its patch
+	// applied (the complete project the evaluation harness reverses them
+	// from). Their files are removed from the image's file system once
+	// applied.
+	Patches []string
 }
 
 // skippedDirs are folders left out of a Dir source: version control and
@@ -82,6 +89,17 @@ func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (st
 	if spec.Base == "" {
 		return "", fmt.Errorf("environment image for %s: no base image", spec.Name)
 	}
+	spec.Patches = nonEmpty(spec.Patches)
+	// A git source's key is its commit: an image already built is found
+	// without cloning the repository.
+	if key, ok := gitSourceKey(spec.Source); ok {
+		ref, _ := envRef(spec, key)
+		if ok, err := eng.ImageExists(ctx, ref); err != nil {
+			return "", fmt.Errorf("environment image for %s: %w", spec.Name, err)
+		} else if ok {
+			return ref, nil
+		}
+	}
 	files, sourceKey, err := loadSource(ctx, spec.Source)
 	if err != nil {
 		return "", fmt.Errorf("environment image for %s: %w", spec.Name, err)
@@ -103,6 +121,9 @@ func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (st
 	for i := range files {
 		files[i].Path = "src/" + files[i].Path
 	}
+	for i, p := range spec.Patches {
+		files = append(files, container.File{Path: fmt.Sprintf("patches/%d.diff", i), Mode: 0o644, Data: []byte(p)})
+	}
 	labels := map[string]string{
 		LabelProject: "1", LabelKind: KindEnv, LabelKey: key,
 		LabelRepo: spec.Name, LabelBase: spec.Base,
@@ -117,6 +138,11 @@ func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (st
 // EnvRef returns the reference the environment image of spec has (or will
 // have once EnsureEnv built it). It reads the whole source to hash it.
 func EnvRef(ctx context.Context, spec EnvSpec) (string, error) {
+	spec.Patches = nonEmpty(spec.Patches)
+	if key, ok := gitSourceKey(spec.Source); ok {
+		ref, _ := envRef(spec, key)
+		return ref, nil
+	}
 	_, sourceKey, err := loadSource(ctx, spec.Source)
 	if err != nil {
 		return "", fmt.Errorf("environment image for %s: %w", spec.Name, err)
@@ -125,11 +151,38 @@ func EnvRef(ctx context.Context, spec EnvSpec) (string, error) {
 	return ref, nil
 }
 
+// nonEmpty leaves out the empty patches (an instance without a test
+// patch has nothing to apply).
+func nonEmpty(patches []string) []string {
+	var out []string
+	for _, p := range patches {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// gitSourceKey is a git source's key (loadSource's) without reading it,
+// when the source is a git commit.
+func gitSourceKey(src Source) (string, bool) {
+	if src.Dir == "" && src.GitURL != "" && commitPattern.MatchString(src.Commit) {
+		return "git " + src.Commit, true
+	}
+	return "", false
+}
+
 func envRef(spec EnvSpec, sourceKey string) (ref, key string) {
 	pre, _ := json.Marshal(spec.PreInstall)
 	inst, _ := json.Marshal(spec.Install)
-	key = hashKey(fmt.Sprintf("featbench environment image\nrecipe %d\nbase %s\nsource %s\npre-install %s\ninstall %s\n",
-		envRecipe, spec.Base, sourceKey, pre, inst))
+	text := fmt.Sprintf("featbench environment image\nrecipe %d\nbase %s\nsource %s\npre-install %s\ninstall %s\n",
+		envRecipe, spec.Base, sourceKey, pre, inst)
+	// Only a spec with patches says so, so that every other image keeps
+	// the key it had.
+	for _, p := range spec.Patches {
+		text += fmt.Sprintf("patch %x\n", sha256.Sum256([]byte(p)))
+	}
+	key = hashKey(text)
 	return prefixOr(spec.Prefix) + "/env-" + sanitizeName(spec.Name) + ":" + key, key
 }
 
@@ -163,7 +216,16 @@ func envDockerfile(spec EnvSpec) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FROM %s\n", spec.Base)
 	b.WriteString("COPY src/ /testbed/\nWORKDIR /testbed\n")
-	for _, cmd := range slices.Concat(spec.PreInstall, spec.Install,
+	var apply []string
+	if len(spec.Patches) > 0 {
+		b.WriteString("COPY patches/ /featbench-patches/\n")
+		cmd := "set -e"
+		for i := range spec.Patches {
+			cmd += fmt.Sprintf("; git apply --whitespace=nowarn /featbench-patches/%d.diff", i)
+		}
+		apply = []string{cmd + "; rm -rf /featbench-patches"}
+	}
+	for _, cmd := range slices.Concat(apply, spec.PreInstall, spec.Install,
 		[]string{"git init -q && git add -A -f && git commit -q --no-verify -m 'featbench environment'"}) {
 		b.WriteString("RUN ")
 		enc := json.NewEncoder(&b) // ends the line

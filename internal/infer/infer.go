@@ -63,10 +63,10 @@ var retried = map[string]bool{HarnessError: true, UpstreamError: true}
 // Agent is an agent as a run uses it.
 type Agent struct {
 	config.Agent
-	Model string   // what FEATBENCH_MODEL says
-	Key   string   // the upstream's key, read on this machine; never in the container
-	Env   []string // KEY=value passed through to the agent
-	Image map[string]string
+	Model string            // what FEATBENCH_MODEL says
+	Key   string            // the upstream's key, read on this machine; never in the container
+	Env   []string          // KEY=value passed through to the agent
+	Image map[string]string // evaluate.ImageKey -> the agent's image on that environment
 	// Upstream overrides the agent's upstream URL (a test double's).
 	Upstream string
 }

@@ -92,9 +92,9 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner stri
 // the diff. rec gets what was measured.
 func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
 	a := cfg.Agent
-	image := a.Image[in.Repo]
+	image := a.Image[evaluate.ImageKey(in)]
 	if image == "" {
-		return nil, fmt.Errorf("no image of %s for repository %s", a.Name, in.Repo)
+		return nil, fmt.Errorf("no image of %s for %s", a.Name, evaluate.ImageKey(in))
 	}
 	upstream := a.Upstream
 	if upstream == "" {
