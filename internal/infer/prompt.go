@@ -72,9 +72,9 @@ const maxContextFile = 512 << 10
 // the meter, the answer applied and diffed as an agent's work is.
 func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
 	a, p := cfg.Agent, cfg.Prompt
-	image := a.Image[in.Repo]
+	image := a.Image[evaluate.ImageKey(in)]
 	if image == "" {
-		return nil, fmt.Errorf("no image for repository %s", in.Repo)
+		return nil, fmt.Errorf("no environment image for %s", evaluate.ImageKey(in))
 	}
 	upstream := a.Upstream
 	if upstream == "" {
