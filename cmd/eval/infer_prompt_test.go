@@ -13,6 +13,7 @@ import (
 	"github.com/featbench/featbench/internal/infer"
 	"github.com/featbench/featbench/internal/llmdouble"
 	"github.com/featbench/featbench/internal/testenv"
+	"github.com/featbench/featbench/internal/tokens"
 )
 
 // filesAnswer is an answer in the whole-files format.
@@ -99,7 +100,7 @@ func TestInferPromptWithLLMTestDouble(t *testing.T) {
 	}
 	checkServed(t, preds, dbl.Served())
 	for key, text := range prompts {
-		if n := infer.EstimateTokens(text); n > budget {
+		if n := tokens.Estimate(text); n > budget {
 			t.Errorf("a prompt (%s) takes about %d tokens, over the budget of %d", key, n, budget)
 		}
 		files := contextFile.FindAllStringSubmatch(text, -1)

@@ -27,6 +27,7 @@ import (
 	"github.com/featbench/featbench/internal/llm"
 	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/patch"
+	"github.com/featbench/featbench/internal/tokens"
 )
 
 // Prompt mode is FEA-Bench's inference setting (paper 004, section 4.2):
@@ -55,7 +56,7 @@ const AnswerError = "AnswerError"
 // Prompt configures prompt mode (Config.Prompt).
 type Prompt struct {
 	Context string // ContextOracle or ContextBM25
-	// Budget is the most tokens the prompt may take, as EstimateTokens
+	// Budget is the most tokens the prompt may take, as tokens.Estimate
 	// counts them: files are added while they fit (FEA-Bench: 27K).
 	Budget    int
 	MaxOutput int    // the answer's token limit, sent as max_tokens; 0: the server's
@@ -119,7 +120,7 @@ func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, owner stri
 	}
 	prompt := BuildPrompt(p, in, ctxFiles)
 	fmt.Fprintf(hlog, "prompt: %s context, %d files (%s), about %d tokens of a budget of %d\n\n",
-		p.Context, len(ctxFiles), strings.Join(contextPaths(ctxFiles), ", "), EstimateTokens(prompt), p.Budget)
+		p.Context, len(ctxFiles), strings.Join(contextPaths(ctxFiles), ", "), tokens.Estimate(prompt), p.Budget)
 
 	// The meter on the loopback of this machine; the client speaks
 	// OpenAI's chat completions to it.
@@ -236,7 +237,7 @@ func readTar(data []byte) (map[string]string, error) {
 // against the statement. Files are taken while the prompt stays within the
 // budget; one that does not fit is skipped and smaller ones after it may.
 func pickContext(p *Prompt, in *bench.Instance, files map[string]string) ([]ContextFile, error) {
-	used := EstimateTokens(BuildPrompt(p, in, nil))
+	used := tokens.Estimate(BuildPrompt(p, in, nil))
 	var out []ContextFile
 	taken := map[string]bool{}
 	take := func(pth string) {
@@ -244,7 +245,7 @@ func pickContext(p *Prompt, in *bench.Instance, files map[string]string) ([]Cont
 		if !ok || taken[pth] {
 			return
 		}
-		cost := EstimateTokens(fileBlock(pth, text))
+		cost := tokens.Estimate(fileBlock(pth, text))
 		if p.Budget > 0 && used+cost > p.Budget {
 			return
 		}
@@ -474,28 +475,4 @@ func applyAnswer(ctx context.Context, box *container.Container, log io.Writer, w
 		last = lastLines(string(res.Stderr), 3)
 	}
 	return fmt.Errorf("git apply refused the answer's diff: %s", last)
-}
-
-var tokenPiece = regexp.MustCompile(`[\p{L}]+|[0-9]{1,3}|\n+|[ \t]+|[^\p{L}0-9\s]`)
-
-// EstimateTokens approximates the tokens a BPE tokenizer of today's
-// models makes of s, to fill a budget without one: a run of letters is one
-// token per four letters (rounded up), up to three digits one, a run of
-// newlines one, a run of spaces or tabs one unless it is a single space
-// (which joins the word after it), any other character one. The meter
-// counts the real tokens the model's server reports.
-func EstimateTokens(s string) int {
-	n := 0
-	for _, m := range tokenPiece.FindAllString(s, -1) {
-		switch r, _ := utf8.DecodeRuneInString(m); {
-		case m == " ":
-		case r == ' ' || r == '\t' || r == '\n':
-			n++
-		case len(m) > 0 && (r > 127 || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'):
-			n += (utf8.RuneCountInString(m) + 3) / 4
-		default:
-			n++
-		}
-	}
-	return n
 }

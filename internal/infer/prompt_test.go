@@ -5,27 +5,8 @@ import (
 	"testing"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/tokens"
 )
-
-func TestEstimateTokens(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		want int
-	}{
-		// def(1) " parse"(2: the space joins) _(1) header(2) ((1) x(1) )(1) :(1) \n(1) "    "(1) return(2) " x"(1)
-		{"def parse_header(x):\n    return x", 15},
-		{"", 0},
-		{"12345", 2},             // 123, 45
-		{"a  b", 3},              // a, two spaces, b
-		{"héllo wörld", 4},       // 2 + 2
-		{"\n\n\n", 1},            // one run of newlines
-		{"!= <= ...", 2 + 2 + 3}, // each punctuation character alone; single spaces join
-	} {
-		if got := EstimateTokens(tc.s); got != tc.want {
-			t.Errorf("EstimateTokens(%q) = %d, want %d", tc.s, got, tc.want)
-		}
-	}
-}
 
 func TestAnswerDiffs(t *testing.T) {
 	d1 := "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
@@ -88,16 +69,16 @@ func TestPickContext(t *testing.T) {
 	// BM25: the README and the components' file first, then by rank; the
 	// big file does not fit the budget and is skipped, a test file and a
 	// file that shares no term are not taken.
-	budget := EstimateTokens(BuildPrompt(&Prompt{}, in, nil)) + 20
+	budget := tokens.Estimate(BuildPrompt(&Prompt{}, in, nil)) + 20
 	for _, p := range []string{"README.md", "cachekit/fresh.py", "cachekit/ttl.py", "cachekit/util.py"} {
-		budget += EstimateTokens(fileBlock(p, files[p]))
+		budget += tokens.Estimate(fileBlock(p, files[p]))
 	}
 	got, err = pickContext(&Prompt{Context: ContextBM25, Budget: budget}, in, files)
 	if err != nil || paths(got) != "README.md cachekit/fresh.py cachekit/ttl.py cachekit/util.py" {
 		t.Errorf("bm25: %q %v", paths(got), err)
 	}
-	if p := BuildPrompt(&Prompt{}, in, got); EstimateTokens(p) > budget {
-		t.Errorf("the prompt takes %d tokens, over the budget of %d", EstimateTokens(p), budget)
+	if p := BuildPrompt(&Prompt{}, in, got); tokens.Estimate(p) > budget {
+		t.Errorf("the prompt takes %d tokens, over the budget of %d", tokens.Estimate(p), budget)
 	}
 	if _, err := pickContext(&Prompt{Context: "grep"}, in, files); err == nil {
 		t.Error("an unknown context was accepted")
