@@ -716,12 +716,26 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 	if err := b.c.CopyIn(ctx, fbDir, files); err != nil {
 		return out, fmt.Errorf("copying the scripts into the container: %w", err)
 	}
-	// After: the complete project, as the image holds it.
+	// After: the complete project, as the image holds it. pytest's
+	// collection gives each file's test ids first: a report is made of
+	// the ids it expects, and a file alone stands for its tests as one.
+	if err := b.reset(ctx); err != nil {
+		return out, err
+	}
+	coll, err := b.exec(ctx, repoDir, r.tout.Discovery, []string{"PYTHONDONTWRITEBYTECODE=1"}, append(slices.Clone(discoverArgs), out.Files...)...)
+	if err != nil {
+		return out, fmt.Errorf("collecting the tests: %w", err)
+	}
+	collected, _ := parseCollection(string(coll.Stdout))
 	for _, f := range out.Files {
 		if err := b.reset(ctx); err != nil {
 			return out, err
 		}
-		ro, err := runFile(ctx, b, f, nil, r.tout.TestFile)
+		ids := collected[f]
+		if len(ids) == 0 {
+			ids = []string{f} // it does not collect: the file fails as one
+		}
+		ro, err := runFile(ctx, b, f, ids, r.tout.TestFile)
 		if err != nil {
 			return out, err
 		}

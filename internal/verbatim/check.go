@@ -109,8 +109,8 @@ type Finding struct {
 
 // String is the finding as a drop reason's detail.
 func (f Finding) String() string {
-	return fmt.Sprintf("the tests compare %q verbatim (%s, line %d), which the feature's code makes from %q, and the statement gives neither",
-		clip(f.Message.Text()), f.Message.How, f.Message.Line, clip(f.Template.Text()))
+	return fmt.Sprintf("the tests compare %q verbatim (%s), which the feature's code makes from %q, and the statement gives neither",
+		clip(f.Message.Text()), f.Message.How, clip(f.Template.Text()))
 }
 
 func clip(s string) string {
