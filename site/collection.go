@@ -16,15 +16,59 @@ func collectionInfo(c *bench.Collection) *templates.CollectionInfo {
 		return nil
 	}
 	info := &templates.CollectionInfo{Seed: strconv.FormatUint(c.Seed, 10)}
+	byMethod := map[string]*templates.CollectionMethod{}
 	for _, r := range c.Repos {
-		info.Repos = append(info.Repos, templates.CollectionRepoRow{
-			Name: r.Repository, TestFiles: r.TestFiles, Passing: r.Passing, Candidates: r.Candidates,
-			Traced: r.Traced, Classified: r.Classified, WithP2P: r.WithP2P,
-			Masked: r.Masked, Verified: r.Verified, Kept: r.Kept,
-		})
-		info.Drops = append(info.Drops, dropRows(r)...)
+		m := r.MethodOrDefault()
+		cm := byMethod[m]
+		if cm == nil {
+			cm = &templates.CollectionMethod{Method: m}
+			byMethod[m] = cm
+		}
+		if m == bench.MethodTestDriven {
+			cm.Repos = append(cm.Repos, templates.CollectionRepoRow{
+				Name: r.Repository, TestFiles: r.TestFiles, Passing: r.Passing, Candidates: r.Candidates,
+				Traced: r.Traced, Classified: r.Classified, WithP2P: r.WithP2P,
+				Masked: r.Masked, Verified: r.Verified, Kept: r.Kept,
+			})
+		} else {
+			addFunnel(cm, r)
+		}
+		cm.Drops = append(cm.Drops, dropRows(r)...)
+	}
+	for _, m := range bench.Methods {
+		if cm := byMethod[m]; cm != nil {
+			info.Methods = append(info.Methods, *cm)
+		}
 	}
 	return info
+}
+
+// addFunnel adds a history-based repository's funnel as a column of its
+// method's steps: a step it shares with the repositories before keeps its
+// row, a new one is added in its order.
+func addFunnel(cm *templates.CollectionMethod, r *bench.CollectionRepo) {
+	col := len(cm.Funnel)
+	cm.Funnel = append(cm.Funnel, r.Repository)
+	for i := range cm.Steps {
+		cm.Steps[i].Counts = append(cm.Steps[i].Counts, "")
+	}
+	at := 0
+	for _, st := range r.Funnel {
+		row := -1
+		for i := at; i < len(cm.Steps); i++ {
+			if cm.Steps[i].Step == st.Step {
+				row = i
+				break
+			}
+		}
+		if row < 0 {
+			row = at
+			counts := make([]string, col+1)
+			cm.Steps = append(cm.Steps[:row], append([]templates.StepRow{{Step: st.Step, Counts: counts}}, cm.Steps[row:]...)...)
+		}
+		cm.Steps[row].Counts[col] = strconv.Itoa(st.Count)
+		at = row + 1
+	}
 }
 
 // dropRows groups a repository's drops by stage and reason, so that one
@@ -38,7 +82,7 @@ func dropRows(r *bench.CollectionRepo) []templates.CollectionDropRow {
 		if _, ok := files[k]; !ok {
 			order = append(order, k)
 		}
-		f := d.File
+		f := d.Subject()
 		if d.Level > 0 {
 			f += " (L" + strconv.Itoa(d.Level) + ")"
 		}

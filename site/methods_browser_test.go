@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -25,6 +27,9 @@ func TestBrowserMethods(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	root := methodsFixture(t)
+	if err := os.WriteFile(filepath.Join(root, "data/datasets/demo/v1/collection.json"), []byte(mixedCollection), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	opts := fixtureOptions(t, root)
 	opts.Config.BaseURL = methodsBase
 	opts.RequireLocalCharts = true

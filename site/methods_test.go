@@ -3,6 +3,7 @@ package site_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,5 +136,52 @@ func TestOneMethodShowsNoMethodColumn(t *testing.T) {
 		if p := read(t, out, page); strings.Contains(p, `name="method"`) || strings.Contains(p, "method-col") {
 			t.Errorf("%s shows a method filter or column for a dataset of one method", page)
 		}
+	}
+}
+
+// mixedCollection is a collection.json of two methods.
+const mixedCollection = `{"dataset": "demo/v1", "seed": 1, "instances": 3, "repositories": [
+ {"repository": "demo/pkg", "test_files": 4, "passing": 4, "candidates": 4, "traced": 4, "classified": 3, "with_p2p": 3,
+  "masked": 3, "verified": 2, "kept": 1, "drops": [{"file": "tests/test_a.py", "stage": "verify", "reason": "flaky"}]},
+ {"repository": "demo/pkg", "method": "new-components", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0,
+  "classified": 0, "with_p2p": 0, "masked": 0, "verified": 1, "kept": 1,
+  "funnel": [{"step": "pull requests", "count": 9}, {"step": "adding new components", "count": 4}, {"step": "verified", "count": 2}, {"step": "kept", "count": 1}],
+  "drops": [{"pull": 12, "stage": "filter", "reason": "the code patch adds no function, class or method"},
+   {"pull": 15, "stage": "filter", "reason": "the code patch adds no function, class or method"},
+   {"pull": 20, "stage": "statements", "reason": "statement incomplete: <b>x</b>"}]}]}`
+
+// TestFunnelPerMethod: a dataset collected by two methods shows each
+// method's funnel (the history-based method's steps per repository) and
+// its drops with their one-line reasons, the pull requests named.
+func TestFunnelPerMethod(t *testing.T) {
+	root := methodsFixture(t)
+
+	if err := os.WriteFile(filepath.Join(root, "data/datasets/demo/v1/collection.json"), []byte(mixedCollection), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := site.Build(context.Background(), fixtureOptions(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(root, "public"), "datasets/demo/v1/index.html")
+	doc := parse(t, page)
+	if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 4 4 4 4 3 3 3 2 1" {
+		t.Errorf("the test-driven funnel row = %q", got)
+	}
+	for head, want := range map[string]string{"pull requests": "pull requests 9", "adding new components": "adding new components 4", "kept": "kept 1"} {
+		if got := text(rowNode(t, doc, head, "New components: the funnel")); got != want {
+			t.Errorf("funnel step %q = %q, want %q", head, got, want)
+		}
+	}
+	drops := text(tableWithCaption(t, doc, "New components: why pull requests were dropped"))
+	for _, want := range []string{"demo/pkg filter 2 the code patch adds no function, class or method #12, #15", "statements 1 statement incomplete: <b>x</b> #20"} {
+		if !strings.Contains(drops, want) {
+			t.Errorf("the new-components drops lack %q:\n%s", want, drops)
+		}
+	}
+	if !strings.Contains(text(tableWithCaption(t, doc, "Why candidates and instances")), "verify 1 flaky tests/test_a.py") {
+		t.Error("the test-driven drops are not shown apart")
+	}
+	if strings.Contains(page, "<b>x</b>") {
+		t.Error("a drop reason reached the HTML unescaped")
 	}
 }

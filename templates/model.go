@@ -252,9 +252,29 @@ type DatasetPage struct {
 // collection.json: how far each repository's test files got, and why the
 // others were dropped.
 type CollectionInfo struct {
-	Seed  string
-	Repos []CollectionRepoRow
-	Drops []CollectionDropRow
+	Seed string
+	// Methods are the collection methods the repositories were collected
+	// by, in bench.Methods order: each its own funnel and drops.
+	Methods []CollectionMethod
+}
+
+// CollectionMethod is how the repositories of one collection method went:
+// the test-driven method's fixed funnel (Repos), or a history-based
+// method's steps (Steps, one count per repository of Funnel), and the
+// drops with their one-line reasons.
+type CollectionMethod struct {
+	Method string
+	Repos  []CollectionRepoRow
+	Funnel []string   // the history-based method's repositories, columns of Steps
+	Steps  []StepRow  // its funnel's steps, in order
+	Drops  []CollectionDropRow
+}
+
+// StepRow is one step of a history-based method's funnel: its count per
+// repository ("" where a repository has no such step).
+type StepRow struct {
+	Step   string
+	Counts []string
 }
 
 // CollectionRepoRow is one repository's funnel, from test files to kept
@@ -272,7 +292,7 @@ type CollectionDropRow struct {
 	Stage  string
 	Reason string
 	Count  int
-	Files  string // the test files (and levels), comma-separated
+	Files  string // the test files (and levels) or pull requests, comma-separated
 }
 
 // RepoInfo is one repository of a dataset.
@@ -872,4 +892,12 @@ func (r Row) MethodsWithFigures(methods []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// DropsCaption is the caption of the method's drops table.
+func (m CollectionMethod) DropsCaption() string {
+	if m.Method == "test-driven" || m.Method == "" {
+		return "Why candidates and instances were dropped"
+	}
+	return MethodLabel(m.Method) + ": why pull requests were dropped"
 }
