@@ -12,6 +12,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/images/imagestest"
+	"github.com/featbench/featbench/internal/llmdouble"
 	"github.com/featbench/featbench/internal/testenv"
 )
 
@@ -121,12 +122,13 @@ func widgetRepo(t *testing.T) (string, string) {
 	return dir, git("rev-parse", "HEAD")
 }
 
-// TestCollectNewComponents collects the new-components method from the
+// TestCollectNewComponentsWithLLMTestDouble collects the new-components method from the
 // history widgetRepo makes, in real containers: one instance (#1) with its
 // new component, its fail-to-pass tests (which did not import before) and
 // its release; every other pull request dropped with its one-line reason
-// at the step the funnel counts.
-func TestCollectNewComponents(t *testing.T) {
+// at the step the funnel counts. Then eval infer's prompt mode asks the
+// LLM test double once about the instance and eval run grades the answer.
+func TestCollectNewComponentsWithLLMTestDouble(t *testing.T) {
 	imagestest.Base(t)
 	host := testenv.DockerHost(t)
 	src, tip := widgetRepo(t)
@@ -218,4 +220,36 @@ import_name = "widgetlib"
 		}
 	}
 	t.Logf("funnel %+v", rep.Funnel)
+
+	// FEA-Bench's inference on the new instance: eval infer's prompt mode
+	// against the LLM test double, which answers with the gold patch, and
+	// eval run grades its prediction on the real engine.
+	eval := filepath.Join(t.TempDir(), "eval")
+	if b, err := exec.Command("go", "build", "-o", eval, "../eval").CombinedOutput(); err != nil {
+		t.Fatalf("building cmd/eval: %v\n%s", err, b)
+	}
+	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
+		if strings.Contains(r.Text, "def chunked(items, n):") && strings.Contains(r.Text, "----- widgetlib/core.py -----") {
+			return llmdouble.Reply{Text: "```diff\n" + in.Patch + "```\n"}
+		}
+		return llmdouble.Reply{Text: "No idea."}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbl.Close()
+	for _, args := range [][]string{
+		{"infer", "--mode", "prompt", "--context", "bm25", "--budget", "8000", "--dataset", "nc/v1", "--model", "double", "--upstream", dbl.URL, "--run-id", "prompt"},
+		{"run", "--dataset", "nc/v1", "--predictions", filepath.Join(root, "runs", "prompt", "predictions.jsonl"), "--run-id", "prompt"},
+	} {
+		cmd := exec.Command(eval, append(args, "--root", root)...)
+		cmd.Env = append(os.Environ(), "DOCKER_HOST="+host)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("eval %s: %v\n%s", args[0], err, b)
+		}
+		if args[0] == "run" && !strings.Contains(string(b), "1 of 1 instances resolved") {
+			t.Errorf("eval run of the prompt's prediction:\n%s", b)
+		}
+	}
 }
