@@ -123,6 +123,9 @@ func ParseResult(data []byte) (*Result, error) {
 	}
 	for i, c := range r.Changes {
 		for j, f := range c.Files {
+			if f.Added < 0 || f.Removed < 0 || f.ComponentLines < 0 || f.ComponentLines > f.Added {
+				return nil, fmt.Errorf("decode components result: changes[%d].files[%d] (%s) counts %d added, %d removed and %d component lines", i, j, f.Path, f.Added, f.Removed, f.ComponentLines)
+			}
 			for k, comp := range f.Components {
 				if !validKind(comp.Kind) || comp.Name == "" || comp.Signature == "" || len(comp.Spans) == 0 {
 					return nil, fmt.Errorf("decode components result: changes[%d].files[%d].components[%d] (%s) is incomplete", i, j, k, comp.Name)

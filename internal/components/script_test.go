@@ -395,6 +395,9 @@ func TestParseResultRefusesDrift(t *testing.T) {
 	if _, err := components.ParseResult([]byte(`{"changes":[{"id":"a","files":[],"extra":1}]}`)); err == nil {
 		t.Error("an unknown field was accepted")
 	}
+	if _, err := components.ParseResult([]byte(`{"changes":[{"id":"a","files":[{"path":"a.py","added":1,"removed":0,"component_lines":2,"components":[]}]}]}`)); err == nil {
+		t.Error("more component lines than added lines were accepted")
+	}
 	if _, err := components.ParseResult([]byte(`{"changes":[{"id":"a","files":[{"path":"a.py","added":1,"removed":0,"component_lines":0,"components":[{"name":"f","kind":"lambda","signature":"x","docstring":null,"line":1,"spans":[[1,1]],"lines":1}]}]}]}`)); err == nil {
 		t.Error("an unknown kind was accepted")
 	}
