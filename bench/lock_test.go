@@ -268,6 +268,12 @@ func TestCheckDatasetFiles(t *testing.T) {
 	if ds, _, err := bench.CheckDatasetFiles(root, "alpha/v1", withFailure); err != nil || ds.Collection.Repos[0].Failure.Stage != "env" {
 		t.Errorf("a failed repository in collection.json: %v", err)
 	}
+	// A history-based method's funnel and pull requests are read back.
+	withFunnel := maps.Clone(files)
+	withFunnel["collection.json"] = []byte(`{"dataset": "alpha/v1", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 1, "kept": 1, "drops": [{"file": "", "pull": 4, "stage": "filter", "reason": "no test patch"}], "method": "release", "funnel": [{"step": "releases", "count": 2}, {"step": "kept", "count": 1}]}]}`)
+	if ds, _, err := bench.CheckDatasetFiles(root, "alpha/v1", withFunnel); err != nil || ds.Collection.Repos[0].Funnel[1].Step != "kept" || ds.Collection.Repos[0].Drops[0].Subject() != "#4" {
+		t.Errorf("a history method's collection.json: %v", err)
+	}
 	out := filepath.Join(root, "datasets", "alpha", "v9")
 	for _, c := range []struct {
 		name      string
@@ -282,6 +288,12 @@ func TestCheckDatasetFiles(t *testing.T) {
 			"collection.json", "repositories[0].drops[0].reason", "control character"},
 		{"failure reason over lines", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "env", "reason": "install:\nerror"}}]}`,
 			"collection.json", "repositories[0].failure.reason", "control character"},
+		{"a history method's funnel with a negative count", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 1, "kept": 1, "drops": [{"file": "", "pull": 4, "stage": "filter", "reason": "no test patch"}], "method": "release", "funnel": [{"step": "releases", "count": 2}, {"step": "pull requests", "count": -1}]}]}`,
+			"collection.json", "repositories[0].funnel[1].count", "cannot be negative"},
+		{"an unknown method", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "method": "scraped"}]}`,
+			"collection.json", "repositories[0].method", `is "scraped"`},
+		{"a drop of a negative pull request", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [{"file": "", "pull": -4, "stage": "filter", "reason": "x"}], "method": "release"}]}`,
+			"collection.json", "repositories[0].drops[0].pull", "is -4"},
 		{"failure without its stage", "collection.json", `{"dataset": "alpha/v9", "seed": 0, "instances": 1, "repositories": [{"repository": "acme/widgets", "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0, "masked": 0, "verified": 0, "kept": 0, "drops": [], "failure": {"stage": "", "reason": "x"}}]}`,
 			"collection.json", "repositories[0].failure.stage", "is empty"},
 		{"manifest of another version", "dataset.toml", strings.Replace(readGood(t, a1Manifest), `version = "v1"`, `version = "v8"`, 1),

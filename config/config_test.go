@@ -558,3 +558,91 @@ func TestLoadHint(t *testing.T) {
 		})
 	}
 }
+
+// The history-based methods' keys: their own defaults where the file
+// does not write a key, and a clear problem for each wrong one, with its
+// line.
+func TestLoadCollectMethods(t *testing.T) {
+	cfg, err := config.Load(write(t, `[[collect.repo]]
+repository = "o/lib"
+source = "/src/lib.git"
+commit = "0123456789abcdef0123456789abcdef01234567"
+install = ["pip install ."]
+import_name = "lib"
+method = "release"
+since = "2024-01-01"
+until = "2024-12-31"
+release_kinds = ["feature", "improvement"]
+
+[[collect.repo]]
+repository = "o/other"
+source = "/src/other.git"
+commit = "0123456789abcdef0123456789abcdef01234567"
+install = ["pip install ."]
+import_name = "other"
+method = "release"
+min_f2p_points = 3
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Collect.Repos[0]
+	if !r.History() || r.MinLines != 1 || r.MinF2PPoints != 1 || !reflect.DeepEqual(r.Levels, []int{1}) || !reflect.DeepEqual(r.ReleaseKinds, []string{"feature", "improvement"}) {
+		t.Errorf("repo[0] = %+v", r)
+	}
+	if r := cfg.Collect.Repos[1]; r.MinF2PPoints != 3 || !reflect.DeepEqual(r.ReleaseKinds, []string{"feature"}) {
+		t.Errorf("repo[1]: a written key keeps its value, an unwritten one the method's default: %+v", r)
+	}
+	_, err = config.Load(write(t, `[[collect.repo]]
+repository = "o/lib"
+source = "/src/lib.git"
+install = ["pip install ."]
+import_name = "lib"
+method = "release"
+since = "last year"
+until = "2020-01-01"
+release_kinds = ["feature", "rumour"]
+levels = [1, 2]
+changelog = "../CHANGES"
+
+[[collect.repo]]
+repository = "o/two"
+source = "two"
+install = ["pip install ."]
+import_name = "two"
+since = "2024-01-01"
+
+[[collect.repo]]
+repository = "o/three"
+source = "three"
+install = ["pip install ."]
+import_name = "three"
+method = "scraped"
+`))
+	for _, want := range []string{
+		`"collect.repo[0].commit": is missing: method "release" reads the git source's history`,
+		`"collect.repo[0].since": "last year" is not a date`,
+		`"collect.repo[0].release_kinds[1]": is "rumour"`,
+		`"collect.repo[0].levels": is [1 2]; method "release" makes level 1 instances only`,
+		`"collect.repo[0].changelog": "../CHANGES" is not a path inside the repository`,
+		`"collect.repo[1].since": is for the history-based methods`,
+		`"collect.repo[2].method": is "scraped"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %s", err, want)
+		}
+	}
+	_, err = config.Load(write(t, `[[collect.repo]]
+repository = "o/lib"
+source = "/src/lib.git"
+commit = "0123456789abcdef0123456789abcdef01234567"
+install = ["pip install ."]
+import_name = "lib"
+method = "release"
+since = "2024-06-01"
+until = "2024-01-01"
+`))
+	if err == nil || !strings.Contains(err.Error(), `"collect.repo[0].until": 2024-01-01 is before since`) {
+		t.Errorf("until before since: %v", err)
+	}
+}

@@ -21,7 +21,7 @@ func collectionInfo(c *bench.Collection) *templates.CollectionInfo {
 		m := r.MethodOrDefault()
 		cm := byMethod[m]
 		if cm == nil {
-			cm = &templates.CollectionMethod{Method: m}
+			cm = &templates.CollectionMethod{Method: m, About: methodAbout[m]}
 			byMethod[m] = cm
 		}
 		if m == bench.MethodTestDriven {
@@ -103,4 +103,21 @@ func dropRows(r *bench.CollectionRepo) []templates.CollectionDropRow {
 		})
 	}
 	return rows
+}
+
+// methodAbout says what a history-based method's funnel's steps count, on
+// the dataset's page.
+var methodAbout = map[string]string{
+	bench.MethodRelease: "Releases (tags in the date window) and their notes (the changelog's section, else the tag's " +
+		"message, else the titles of the pull requests they brought), sorted into features, improvements, fixes and " +
+		"other changes; the pull requests the wanted entries name; those whose code patch changes Python and only " +
+		"modifies existing functions and whose test patch adds tests; verified in fresh containers (a test of the " +
+		"test patch fails before the patch and passes after it, the gold patch resolves three times, the empty one " +
+		"does not); a code-free request written from the pull request.",
+	bench.MethodNewComponents: "Every pull request merged in the window whose code patch changes Python and whose test " +
+		"patch adds tests; the functions, classes and methods it adds, found by diffing the syntax trees before and " +
+		"after (moved or renamed ones do not count), must be more than a quarter of its edited lines, the gold patch " +
+		"under 8K tokens, its intent a new feature; verified in fresh containers (the test patch's tests fail or do " +
+		"not import before the patch, all pass after it, the gold patch resolves three times, the empty one does " +
+		"not); the statement is the pull request's request with the new components' definitions.",
 }

@@ -1092,6 +1092,42 @@ func TestDatasetPageShowsHowItWasBuilt(t *testing.T) {
 	}
 }
 
+// TestDatasetPageShowsHistoryFunnel: a repository collected by a
+// history-based method gets its own funnel, step by step, and its
+// dropped pull requests are named by number.
+func TestDatasetPageShowsHistoryFunnel(t *testing.T) {
+	coll := `{"dataset": "demo/v1", "seed": 7, "repositories": [{"repository": "demo/pkg",
+ "test_files": 0, "passing": 0, "candidates": 0, "traced": 0, "classified": 0, "with_p2p": 0,
+ "masked": 0, "verified": 2, "kept": 2, "method": "release",
+ "funnel": [{"step": "releases", "count": 3}, {"step": "pull requests", "count": 5}, {"step": "kept", "count": 2}],
+ "drops": [{"file": "", "pull": 4, "stage": "filter", "reason": "no test patch"},
+  {"file": "", "pull": 9, "stage": "filter", "reason": "no test patch"},
+  {"file": "v1.2: Docs <b>fixed</b>", "stage": "select", "reason": "not wanted: its kind is other"}]}],
+ "instances": 2, "splits": {"full": 2}}`
+	root := fixtureRoot(t, map[string]string{"data/datasets/demo/v1/collection.json": coll})
+	if _, err := site.Build(context.Background(), fixtureOptions(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(root, "public"), "datasets/demo/v1/index.html")
+	doc := parse(t, page)
+	funnel := text(tableWithCaption(t, doc, "Release: the funnel"))
+	if funnel != "Release: the funnel, per repository Step demo/pkg releases 3 pull requests 5 kept 2" {
+		t.Errorf("funnel table = %q", funnel)
+	}
+	if !strings.Contains(page, "With FeatBench: a feature pull request named in a release&#39;s notes") {
+		t.Error("the method is not named")
+	}
+	drops := text(tableWithCaption(t, doc, "Release: why pull requests were dropped"))
+	for _, want := range []string{"filter 2 no test patch #4, #9", "select 1 not wanted: its kind is other v1.2: Docs <b>fixed</b>"} {
+		if !strings.Contains(drops, want) {
+			t.Errorf("drops table lacks %q:\n%s", want, drops)
+		}
+	}
+	if strings.Contains(page, "<b>fixed") || strings.Contains(page, "From test files to instances") {
+		t.Error("an entry reached the HTML unescaped, or the test-driven table is shown for a history method's repository")
+	}
+}
+
 // tableWithCaption is the table whose caption starts with prefix.
 func tableWithCaption(t *testing.T, doc *html.Node, prefix string) *html.Node {
 	t.Helper()

@@ -264,6 +264,7 @@ type CollectionInfo struct {
 // drops with their one-line reasons.
 type CollectionMethod struct {
 	Method string
+	About  string // what a history-based method's steps count
 	Repos  []CollectionRepoRow
 	Funnel []string   // the history-based method's repositories, columns of Steps
 	Steps  []StepRow  // its funnel's steps, in order

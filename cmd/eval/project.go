@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -118,6 +119,12 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			spec.Source.Dir = filepath.Join(p.root, filepath.FromSlash(repo.Source.Path))
 		} else {
 			spec.Source.GitURL, spec.Source.Commit = repo.Source.Git, repo.Source.Commit
+			if g := filepath.FromSlash(repo.Source.Git); !strings.Contains(g, "://") && !filepath.IsAbs(g) {
+				// A git repository in the project (as collection reads it).
+				if fi, err := os.Stat(filepath.Join(p.root, g)); err == nil && fi.IsDir() {
+					spec.Source.GitURL = filepath.Join(p.root, g)
+				}
+			}
 		}
 		bs := images.BaseSpec{Prefix: p.cfg.Eval.ImagePrefix}
 		if env := repo.Environment; env != nil {

@@ -115,7 +115,7 @@ func (r *historyRun) dropPull(pc *prCandidate, stage, text string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	pc.dead = true
-	pc.drops = append(pc.drops, Drop{Pull: pc.Number, Stage: stage, Reason: r.w.reason(stage, fmt.Sprintf("pull request #%d dropped", pc.Number), text, r.logf)})
+	r.res.report.Drops = append(r.res.report.Drops, Drop{Pull: pc.Number, Stage: stage, Reason: r.w.reason(stage, fmt.Sprintf("pull request #%d dropped", pc.Number), text, r.logf)})
 }
 
 func (r *historyRun) alive() []*prCandidate {
@@ -204,11 +204,18 @@ func (r *historyRun) run(ctx context.Context) (*repoResult, error) {
 	if last == len(steps)-1 {
 		r.gather()
 	}
+	r.finish()
 	return r.res, nil
 }
 
 func (r *historyRun) fail(stage string, err error) {
 	r.res.report.Failure = &Failure{Stage: stage, Reason: r.w.reason(stage, r.rc.Repository+" failed", err.Error(), r.logf)}
+	r.res.report.Funnel = r.funnel
+}
+
+// finish puts the funnel so far into the report (a stage run alone ends
+// there).
+func (r *historyRun) finish() {
 	r.res.report.Funnel = r.funnel
 }
 
@@ -716,26 +723,24 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 	if err := b.c.CopyIn(ctx, fbDir, files); err != nil {
 		return out, fmt.Errorf("copying the scripts into the container: %w", err)
 	}
-	// After: the complete project, as the image holds it. pytest's
-	// collection gives each file's test ids first: a report is made of
-	// the ids it expects, and a file alone stands for its tests as one.
+	// The tests, as pytest collects them from the complete project.
 	if err := b.reset(ctx); err != nil {
 		return out, err
 	}
-	coll, err := b.exec(ctx, repoDir, r.tout.Discovery, []string{"PYTHONDONTWRITEBYTECODE=1"}, append(slices.Clone(discoverArgs), out.Files...)...)
+	res, err := b.exec(ctx, repoDir, r.tout.Discovery, []string{"PYTHONDONTWRITEBYTECODE=1"}, append(slices.Clone(discoverArgs), out.Files...)...)
 	if err != nil {
 		return out, fmt.Errorf("collecting the tests: %w", err)
 	}
-	collected, _ := parseCollection(string(coll.Stdout))
+	collected, _ := parseCollection(string(res.Stdout))
+	// After: the complete project, as the image holds it.
 	for _, f := range out.Files {
+		if len(collected[f]) == 0 {
+			continue // nothing to run: no test of it passes
+		}
 		if err := b.reset(ctx); err != nil {
 			return out, err
 		}
-		ids := collected[f]
-		if len(ids) == 0 {
-			ids = []string{f} // it does not collect: the file fails as one
-		}
-		ro, err := runFile(ctx, b, f, ids, r.tout.TestFile)
+		ro, err := runFile(ctx, b, f, collected[f], r.tout.TestFile)
 		if err != nil {
 			return out, err
 		}
@@ -746,14 +751,16 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 	// not import (the feature's module or name is missing) counts each
 	// of them as failing.
 	for _, f := range out.Files {
+		if len(collected[f]) == 0 {
+			continue
+		}
 		if err := b.reset(ctx); err != nil {
 			return out, err
 		}
 		if _, err := b.must(ctx, "reversing the code patch", repoDir, time.Minute, "git", "apply", "-R", fbDir+"/code.diff"); err != nil {
 			return out, err
 		}
-		ids := testIDs(out.After[f])
-		ro, err := runFile(ctx, b, f, ids, r.tout.TestFile)
+		ro, err := runFile(ctx, b, f, collected[f], r.tout.TestFile)
 		if err != nil {
 			return out, err
 		}
@@ -795,17 +802,6 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 	out.Check = chk
 	out.Reason = chk.Reason
 	return out, nil
-}
-
-// testIDs are the ids a run reported on (passed or not), for the other
-// run of the same file.
-func testIDs(ro runOut) []string {
-	ids := slices.Clone(ro.Passed)
-	for _, o := range ro.Failing {
-		ids = append(ids, o.ID)
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
 }
 
 // testFilesToRun are the test patch's test files that pytest runs and the
@@ -927,7 +923,6 @@ func firstNonEmpty(s ...string) string {
 // gather turns the candidates with statements into instances.
 func (r *historyRun) gather() {
 	for _, pc := range r.cands {
-		r.res.report.Drops = append(r.res.report.Drops, pc.drops...)
 		if pc.dead {
 			continue
 		}

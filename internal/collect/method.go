@@ -118,7 +118,6 @@ type prCandidate struct {
 	verify prVerify
 	stmt   string
 	dead   bool
-	drops  []Drop
 }
 
 // fileDefs are one file's definitions before and after a patch, and what

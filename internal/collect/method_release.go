@@ -79,7 +79,7 @@ func (m *releaseMethod) Select(ctx context.Context, r *historyRun) ([]*prCandida
 			entries++
 			subject := fmt.Sprintf("%s: %s", rel.Tag, history.OneLine(history.Plain(e.Text), 80))
 			if !slices.Contains(m.kinds, e.Kind) {
-				r.dropSubject(StageSelect, subject, fmt.Sprintf("not wanted: a %s entry (release_kinds %s)", e.Kind, kindList(m.kinds)))
+				r.dropSubject(StageSelect, subject, fmt.Sprintf("not wanted: its kind is %s (release_kinds: %s)", e.Kind, kindList(m.kinds)))
 				continue
 			}
 			wanted++
@@ -153,16 +153,19 @@ func onlyModifies(pc *prCandidate) string {
 	return ""
 }
 
+// countNames lists definitions in a reason: "definitions: f (a.py)" or
+// "definitions: 5 of them, f (a.py), g (a.py), h (b.py) and 2 more", so
+// that reasons of one kind share their words before the colon.
 func countNames(names []string, what string) string {
 	if len(names) == 1 {
-		return "a " + what + ": " + names[0]
+		return what + "s: " + names[0]
 	}
 	shown := names[:min(3, len(names))]
 	more := ""
 	if len(names) > 3 {
 		more = fmt.Sprintf(" and %d more", len(names)-3)
 	}
-	return fmt.Sprintf("%d %ss: %s%s", len(names), what, strings.Join(shown, ", "), more)
+	return fmt.Sprintf("%ss: %d of them, %s%s", what, len(names), strings.Join(shown, ", "), more)
 }
 
 func sortedFiles(m map[string]fileDefs) []string {
@@ -207,6 +210,9 @@ func (m *releaseMethod) Statement(ctx context.Context, r *historyRun, pc *prCand
 		}
 	}
 	text := requestRules(r.rc.Repository, pc)
+	if text == "" {
+		return "", "the request cannot be written: neither the release notes' entry nor the title says anything but code", nil
+	}
 	if w := checkRequest(text, pc); w != "" {
 		if why != "" {
 			w = why + "; and the rules' request: " + w
@@ -370,6 +376,9 @@ Answer with the request alone.
 func requestRules(repo string, pc *prCandidate) string {
 	var parts []string
 	lead := "I want to"
+	if proseOf(history.Plain(pc.Entry)) == "" && proseOf(pc.Title) == "" {
+		return "" // nothing but code to ask with
+	}
 	if e := proseOf(history.Plain(pc.Entry)); e != "" {
 		parts = append(parts, fmt.Sprintf("%s have this change in %s: %s", lead, repo, sentence(e)))
 	} else {

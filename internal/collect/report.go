@@ -190,8 +190,13 @@ func (c *candidate) has(level int) bool { return !c.dead && !c.lost[level] }
 // repository the funnel, then the reasons for each drop.
 func WriteTable(w io.Writer, rep *Report) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "repository\ttest files\tpassing\tcandidates\ttraced\tclassified\twith P2P\tmasked\tverified\tkept\t")
+	if slices.ContainsFunc(rep.Repos, func(r *RepoReport) bool { return r.Method == "" }) {
+		fmt.Fprintln(tw, "repository\ttest files\tpassing\tcandidates\ttraced\tclassified\twith P2P\tmasked\tverified\tkept\t")
+	}
 	for _, r := range rep.Repos {
+		if r.Method != "" {
+			continue // a history-based method's funnel, below
+		}
 		// Kept is a count only once the filters ran on what the
 		// repository gave; a failed one gave nothing.
 		kept := "-"
@@ -205,6 +210,23 @@ func WriteTable(w io.Writer, rep *Report) {
 			r.Traced, r.Classified, r.WithP2P, r.Masked, r.Verified, kept)
 	}
 	tw.Flush()
+	for _, r := range rep.Repos {
+		if r.Method == "" {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (method %s):", r.Repository, r.Method)
+		for i, s := range r.Funnel {
+			sep := " "
+			if i > 0 {
+				sep = ", "
+			}
+			fmt.Fprintf(w, "%s%s %d", sep, s.Step, s.Count)
+		}
+		if r.Failure != nil {
+			fmt.Fprint(w, ", failed")
+		}
+		fmt.Fprintln(w)
+	}
 	if len(rep.Failed()) > 0 {
 		fmt.Fprintln(w)
 		for _, r := range rep.Repos {

@@ -459,16 +459,17 @@ var refPattern = regexp.MustCompile(`(?i)(?:(?:^|[^\w&/#])#(\d{1,9})\b|\bPR\s*#?
 func Plain(text string) string { return plain(text) }
 
 var (
-	rstRole     = regexp.MustCompile(":[a-zA-Z:]+:`~?([^`<]*?)(?:\\s*<[^>]*>)?`")
-	rstLiteral  = regexp.MustCompile("``([^`]+)``")
-	rstLink     = regexp.MustCompile("`([^`<]+?)\\s*<[^>]+>`_+")
-	mdLinkFull  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	mdLinkRef   = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
-	codeSpan    = regexp.MustCompile("`([^`]+)`")
-	emphasis    = regexp.MustCompile(`(\*\*|__|\*|\b_)([^*_]+?)(\*\*|__|\*|_\b)`)
-	bareURL     = regexp.MustCompile(`<?https?://[^\s>)\]]+>?`)
-	refInParens = regexp.MustCompile(`(?i)\(\s*(?:(?:PR|pull|GH-|issue)?\s*#?\d{1,9}\s*,?\s*)+\)`)
-	spaceRun    = regexp.MustCompile(`\s+`)
+	rstRole          = regexp.MustCompile(":[a-zA-Z:]+:`~?([^`<]*?)(?:\\s*<[^>]*>)?`")
+	rstLiteral       = regexp.MustCompile("``([^`]+)``")
+	rstLink          = regexp.MustCompile("`([^`<]+?)\\s*<[^>]+>`_+")
+	mdLinkFull       = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	mdLinkRef        = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
+	codeSpan         = regexp.MustCompile("`([^`]+)`")
+	emphasis         = regexp.MustCompile(`(\*\*|__|\*|\b_)([^*_]+?)(\*\*|__|\*|_\b)`)
+	bareURL          = regexp.MustCompile(`<?https?://[^\s>)\]]+>?`)
+	refInParens      = regexp.MustCompile(`(?i)\(\s*(?:(?:PR|pull|GH-|issue)?\s*#?\d{1,9}\s*,?\s*)+\)`)
+	spaceRun         = regexp.MustCompile(`\s+`)
+	spaceBeforePunct = regexp.MustCompile(`\s+([.,;:!?])`)
 )
 
 func plain(s string) string {
@@ -482,6 +483,7 @@ func plain(s string) string {
 	s = bareURL.ReplaceAllString(s, "")
 	s = refInParens.ReplaceAllString(s, "")
 	s = spaceRun.ReplaceAllString(s, " ")
+	s = spaceBeforePunct.ReplaceAllString(s, "$1")
 	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "_*"))
 }
 

@@ -413,3 +413,55 @@ func TestEnsureBaseFails(t *testing.T) {
 	}
 	t.Logf("error:\n%v", err)
 }
+
+// An environment with patches is the source with them applied, before
+// the install, and the patches' files are gone from the image; a spec
+// without patches keeps the key it had (images built before are found),
+// and a different patch makes a different image.
+func TestEnsureEnvPatches(t *testing.T) {
+	eng, base := imagestest.Base(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	copyTree(t, textkit, repo)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"}} {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	sha, _ := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Output()
+	spec := images.EnvSpec{Name: "textkit-patched", Source: images.Source{GitURL: repo, Commit: strings.TrimSpace(string(sha))},
+		Install: []string{"test -f NOTES.md"}, Base: base}
+	plain, err := images.EnvRef(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Patches = []string{"", "diff --git a/NOTES.md b/NOTES.md\nnew file mode 100644\n--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+patched\n"}
+	patched, err := images.EnvRef(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec2 := spec
+	spec2.Patches = []string{"diff --git a/NOTES.md b/NOTES.md\nnew file mode 100644\n--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+other\n"}
+	other, _ := images.EnvRef(ctx, spec2)
+	noEmpty := spec
+	noEmpty.Patches = spec.Patches[1:]
+	same, _ := images.EnvRef(ctx, noEmpty)
+	if plain == patched || patched == other || same != patched {
+		t.Errorf("refs: plain %s, patched %s, other %s, without the empty patch %s", plain, patched, other, same)
+	}
+	var log bytes.Buffer
+	ref, err := images.EnsureEnv(ctx, eng, spec, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if ref != patched {
+		t.Errorf("EnsureEnv %s, EnvRef %s", ref, patched)
+	}
+	c := start1(t, eng, ref)
+	out := run(t, c, `cat /testbed/NOTES.md; ls /featbench-patches 2>&1; cd /testbed && git status --porcelain | wc -l`)
+	if !strings.Contains(out, "patched") || !strings.Contains(out, "No such file") || !strings.HasSuffix(strings.TrimSpace(out), "0") {
+		t.Errorf("patched image:\n%s", out)
+	}
+}
