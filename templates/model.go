@@ -266,8 +266,8 @@ type CollectionMethod struct {
 	Method string
 	About  string // what a history-based method's steps count
 	Repos  []CollectionRepoRow
-	Funnel []string   // the history-based method's repositories, columns of Steps
-	Steps  []StepRow  // its funnel's steps, in order
+	Funnel []string  // the history-based method's repositories, columns of Steps
+	Steps  []StepRow // its funnel's steps, in order
 	Drops  []CollectionDropRow
 }
 
