@@ -82,7 +82,11 @@ func widgetRepo(t *testing.T) (string, string) {
 		"widgetlib/core.py":     core,
 		"tests/__init__.py":     "",
 		"tests/test_core.py":    "from widgetlib.core import size, name_of\n\n\ndef test_size():\n    assert size([1, 2]) == 2\n\n\ndef test_name_of():\n    assert name_of(1) == \"int\"\n",
-		"CHANGELOG.md":          "# Changelog\n\n## 0.1\n\n- First release.\n",
+		// A test file that changes pytest's machinery, as boltons'
+		// test_tbutils does: grading believes none of its outcomes, so it
+		// gives no pass-to-pass test.
+		"tests/test_hook.py": "import sys\n\n\ndef test_hook():\n    sys.excepthook = lambda *args: None\n",
+		"CHANGELOG.md":       "# Changelog\n\n## 0.1\n\n- First release.\n",
 	})
 	commit("Initial version")
 	git("tag", "v0.1")
@@ -175,7 +179,7 @@ import_name = "widgetlib"
 	if strings.Join(in.FailToPass, " ") != "tests/test_chunks.py::test_chunked tests/test_chunks.py::test_chunked_bad_n tests/test_chunks.py::test_chunked_empty" {
 		t.Errorf("FAIL_TO_PASS %q: the new test file's tests, which did not import before", in.FailToPass)
 	}
-	if len(in.PassToPass) == 0 || !strings.HasPrefix(in.PassToPass[0], "tests/test_core.py::") {
+	if len(in.PassToPass) == 0 || !strings.HasPrefix(in.PassToPass[0], "tests/test_core.py::") || strings.Contains(strings.Join(in.PassToPass, " "), "test_hook") {
 		t.Errorf("PASS_TO_PASS %q: the other test files of the folder", in.PassToPass)
 	}
 	for _, want := range []string{"Add chunked() to split items into lists", "def chunked(items, n):", "n must be at least 1, got N"} {

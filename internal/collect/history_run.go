@@ -44,6 +44,11 @@ var HistoryStages = []string{StageEnv, StageHistory, StageSelect, StageFilter, S
 // a change makes stored outputs wrong.
 const historyRecipe = 1
 
+// historyVerifyRecipe is the version of the verification's verdict (2:
+// files that tamper with pytest's machinery give no fail-to-pass or
+// pass-to-pass test).
+const historyVerifyRecipe = 2
+
 // testCode is the rule a pull request's diff is split by: a path is test
 // code when the test-driven method takes it for test code (isTestPath:
 // never extracted) or the evaluation harness does (integrity.IsTestPath:
@@ -615,7 +620,7 @@ func (r *historyRun) stageVerify(ctx context.Context) error {
 	var mu sync.Mutex
 	verified := 0
 	err = r.each(ctx, cands, func(ctx context.Context, pc *prCandidate) error {
-		d := digest("verify", recipe, historyRecipe, r.base, pc.Number, pc.Base, pc.Patches.Code, pc.Patches.Test,
+		d := digest("verify", recipe, historyRecipe, historyVerifyRecipe, r.base, pc.Number, pc.Base, pc.Patches.Code, pc.Patches.Test,
 			r.rc.PreInstall, r.rc.Install, r.rc.MaxP2PFiles, r.rc.TestFileTimeout, r.rc.F2PPassRateMax, lim, r.o.Seed)
 		var out prVerify
 		ok, err := r.cached(d, &out, prItem(pc))
@@ -772,6 +777,13 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 	}
 	for _, f := range out.Files {
 		after, before := out.After[f], out.Before[f]
+		if len(after.Tampering) > 0 || len(before.Tampering) > 0 {
+			// A file that changes pytest's machinery (boltons' test_tbutils
+			// sets sys.excepthook) makes grading believe none of a run's
+			// outcomes: its tests are neither fail-to-pass nor
+			// pass-to-pass, as in the test-driven method.
+			continue
+		}
 		passedBefore := map[string]bool{}
 		for _, id := range before.Passed {
 			passedBefore[id] = true
