@@ -48,6 +48,9 @@ type Eval struct {
 	ImagePrefix     string  `toml:"image_prefix"`      // names of the images eval builds: <prefix>/base, <prefix>/env-<repo>
 	Runs            string  `toml:"runs"`              // the folder runs are written to, relative to the project root
 	RerunSample     int     `toml:"rerun_sample"`      // instances validate --rerun evaluates again; 0 for every one
+	// RerunWholeMax: validate --rerun evaluates a ranked row whole when
+	// its dataset has at most this many instances; 0 never.
+	RerunWholeMax int `toml:"rerun_whole_max"`
 	// Backend is where the containers of eval and collect run: "local"
 	// (the engine at docker_host) or "swarm" (a Docker Swarm; see Swarm).
 	Backend string `toml:"backend"`
@@ -116,6 +119,7 @@ func Default() Config {
 		ImagePrefix:     "featbench",
 		Runs:            "runs",
 		RerunSample:     10,
+		RerunWholeMax:   300,
 		Backend:         "local",
 	}, Collect: Collect{
 		Work:    ".cache/collect",
@@ -249,6 +253,9 @@ func (c *checker) checkEval(e *Eval) {
 	}
 	if e.RerunSample < 0 || e.RerunSample > 1_000_000 {
 		c.add("eval.rerun_sample", "is %d; want 0 (every instance) to 1000000", e.RerunSample)
+	}
+	if e.RerunWholeMax < 0 || e.RerunWholeMax > 1_000_000 {
+		c.add("eval.rerun_whole_max", "is %d; want 0 (never the whole row) to 1000000", e.RerunWholeMax)
 	}
 	switch e.Backend {
 	case "local":

@@ -251,15 +251,15 @@ func TestLoadEval(t *testing.T) {
 	e := cfg.Eval
 	testFile, test, instance := e.Durations()
 	if e.Workers != 4 || e.Memory != "2g" || e.CPUs != 2 || testFile != 90*time.Second || test != 0 || instance != 30*time.Minute ||
-		e.Pids != 1024 || e.ImagePrefix != "featbench" || e.Runs != "runs" {
+		e.Pids != 1024 || e.ImagePrefix != "featbench" || e.Runs != "runs" || e.RerunWholeMax != 300 {
 		t.Errorf("eval = %+v (durations %s %s %s), want the given keys over the defaults", e, testFile, test, instance)
 	}
 	if n, err := config.ParseBytes(e.Memory); err != nil || n != 2<<30 {
 		t.Errorf("ParseBytes(%q) = %d, %v", e.Memory, n, err)
 	}
 	// Every problem of the table at once.
-	_, err = config.Load(write(t, "[eval]\nworkers = 0\nmemory = \"lots\"\ncpus = \"two\"\ntest_timeout = \"-1s\"\ninstance_timeout = \"soon\"\npids = 3\nimage_prefix = \"Bad Prefix\"\nworkres = 2\n"))
-	for _, want := range []string{"eval.workers", "eval.memory", "eval.cpus", "eval.test_timeout", "eval.instance_timeout", "eval.pids", "eval.image_prefix", `did you mean "eval.workers"`} {
+	_, err = config.Load(write(t, "[eval]\nworkers = 0\nmemory = \"lots\"\ncpus = \"two\"\ntest_timeout = \"-1s\"\ninstance_timeout = \"soon\"\npids = 3\nimage_prefix = \"Bad Prefix\"\nrerun_whole_max = -1\nworkres = 2\n"))
+	for _, want := range []string{"eval.workers", "eval.memory", "eval.cpus", "eval.test_timeout", "eval.instance_timeout", "eval.pids", "eval.image_prefix", "eval.rerun_whole_max", `did you mean "eval.workers"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not name %s", err, want)
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -261,6 +262,12 @@ func TestSubmitAndValidate(t *testing.T) {
 	out, errOut, code = runEval(t, "validate", lite, "--root", root, "--rerun", "--seed", "1")
 	if code != 0 || !strings.Contains(out, "and 2 of them with a new evaluation (seed 1") || !strings.Contains(errOut, "re-running 2 instances") {
 		t.Errorf("validate --rerun --seed 1: exit %d\n%s%s\nwant 2 instances re-run and agreeing", code, out, errOut)
+	}
+	// Without --seed the seed is drawn, nothing the submitter chose, and
+	// printed so that the sample can be drawn again.
+	out, errOut, code = runEval(t, "validate", lite, "--root", root, "--rerun")
+	if m := regexp.MustCompile(`\(seed (\d+); --seed (\d+) draws this sample again\)`).FindStringSubmatch(errOut); code != 0 || m == nil || m[1] != m[2] || m[1] == "1" {
+		t.Errorf("validate --rerun: exit %d\n%s%s\nwant a drawn seed, printed", code, out, errOut)
 	}
 	meta, _ := os.ReadFile(filepath.Join(full, "metadata.toml"))
 	if !strings.Contains(string(meta), "date = 2026-11-23\n") {

@@ -20,12 +20,14 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			"logs.tar.gz must have the hash the run's manifest records, every prediction.diff in it must be the\n"+
 			"model_patch of predictions.jsonl, and every test file's raw output is parsed and graded again with the\n"+
 			"dataset's level, flow and tests; every field of every line of results.jsonl must agree. --rerun also\n"+
-			"evaluates a seeded random sample of its predictions again in containers (eval.rerun_sample of them)\n"+
-			"and compares. A submission without logs is accepted only as figures reported, not recomputed.", stderr)
+			"evaluates a random sample of its predictions again in containers (eval.rerun_sample of them; a ranked\n"+
+			"row of a dataset of at most eval.rerun_whole_max instances, all of them) and compares. The sample's\n"+
+			"seed is drawn at random and printed (--seed repeats a sample). A submission without logs is accepted\n"+
+			"only as figures reported, not recomputed.", stderr)
 	var pf projectFlags
 	pf.register(fs)
 	rerun := fs.Bool("rerun", false, "evaluate a sample of the predictions again in containers and compare with results.jsonl")
-	seedFlag := fs.String("seed", "", "the sample's `SEED`, an unsigned integer (default: a hash of the submission folder's name)")
+	seedFlag := fs.String("seed", "", "the sample's `SEED`, an unsigned integer, to draw a printed sample again (default: drawn at random)")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
@@ -50,15 +52,19 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var opts submission.Options
 	if *rerun {
 		if *seedFlag == "" {
-			seed = submission.DefaultSeed(sub.Folder)
+			// Never a function of anything the submitter chose (the
+			// folder's name, the files): a forger would know the sample.
+			if seed, err = submission.RandomSeed(); err != nil {
+				return err
+			}
 		}
-		opts.Rerun = &submission.Rerun{RunsDir: pr.runsDir(), Sample: pr.cfg.Eval.RerunSample, Seed: seed,
+		opts.Rerun = &submission.Rerun{RunsDir: pr.runsDir(), Sample: pr.cfg.Eval.RerunSample, WholeMax: pr.cfg.Eval.RerunWholeMax, Seed: seed,
 			Evaluate: func(ctx context.Context, cfg evaluate.Config) (*evaluate.RunReport, error) {
 				ins := make([]*bench.Instance, 0, len(cfg.Meta.Instances))
 				for _, id := range cfg.Meta.Instances {
 					ins = append(ins, cfg.Dataset.Instance(id))
 				}
-				fmt.Fprintf(stderr, "re-running %d instances of %s (seed %d): %s\n", len(ins), sub.ID(), seed, strings.Join(cfg.Meta.Instances, ", "))
+				fmt.Fprintf(stderr, "re-running %d instances of %s (seed %d; --seed %d draws this sample again): %s\n", len(ins), sub.ID(), seed, seed, strings.Join(cfg.Meta.Instances, ", "))
 				lim, err := pr.limits(0)
 				if err != nil {
 					return nil, err
@@ -95,6 +101,9 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	again := ""
 	if rep.Rerun != nil {
 		again = fmt.Sprintf(", and %d of them with a new evaluation (seed %d, in %s)", len(rep.Rerun.Instances), rep.Rerun.Seed, rep.Rerun.Dir)
+		if rep.Rerun.Whole {
+			again = fmt.Sprintf(", and all %d with a new evaluation (a ranked row of a dataset of at most eval.rerun_whole_max instances, in %s)", len(rep.Rerun.Instances), rep.Rerun.Dir)
+		}
 	}
 	fmt.Fprintf(stdout, "%s: %d results agree with the logs%s\n", sub.ID(), rep.Checked, again)
 	return nil

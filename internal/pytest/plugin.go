@@ -1,7 +1,9 @@
 package pytest
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 )
@@ -11,6 +13,26 @@ var pluginSource string
 
 //go:embed runner.py
 var runnerSource string
+
+//go:embed boot.py
+var bootSource string
+
+// The SHA-256 of the runner and the plugin, which boot.py checks before
+// root runs the one and the tests' user imports the other.
+var (
+	runnerDigest = digest(runnerSource)
+	pluginDigest = digest(pluginSource)
+)
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// ExitHarnessChanged is the exit status of a run that did not start because
+// the harness's folder, its runner or its plugin were not as the harness
+// made them (boot.py): someone other than root changed them.
+const ExitHarnessChanged = 86
 
 // RunnerFile is the name the runner is installed under (see
 // [RunOptions].Runner).

@@ -1,6 +1,7 @@
 package pytest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -92,6 +93,11 @@ func Verify(in Input, rep *Report) Integrity {
 			}
 		}
 	}
+	if in.ExitCode == ExitHarnessChanged && bytes.Contains(in.Stderr, []byte(bootChanged)) {
+		// Root refused to start the runner: someone else had written the
+		// harness's files (boot.py says which).
+		bad("%s", firstLineWith(in.Stderr, bootChanged))
+	}
 	// pytest exits 0 only at the end of a session in which nothing failed.
 	if in.ExitCode == 0 && !in.TimedOut {
 		if !s.finished || s.checks == 0 {
@@ -128,4 +134,20 @@ func orNone(s Status) string {
 		return "nothing"
 	}
 	return string(s)
+}
+
+// bootChanged starts boot.py's line when the harness's files were changed.
+const bootChanged = "featbench_boot: the harness's files were changed: "
+
+// firstLineWith is the first line of out that holds s, cut to 500 bytes.
+func firstLineWith(out []byte, s string) string {
+	i := bytes.Index(out, []byte(s))
+	line := out[i:]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	if len(line) > 500 {
+		line = line[:500]
+	}
+	return strings.ToValidUTF8(string(line), "\uFFFD")
 }

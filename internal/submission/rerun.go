@@ -2,6 +2,7 @@ package submission
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -21,11 +22,17 @@ import (
 // Rerun evaluates a seeded random sample of a submission's instances
 // again, in containers, and compares the new results with results.jsonl.
 // The same seed and sample size pick the same instances on any machine, so
-// the gate is reproducible.
+// the gate is reproducible; the seed must be one the submitter could not
+// choose or foresee (RandomSeed), or a forger makes only the instances it
+// picks honest.
 type Rerun struct {
 	RunsDir string // the new run's folder goes here
 	Sample  int    // instances to evaluate again; 0 (or more than there are): every one
-	Seed    uint64 // DefaultSeed of the folder, unless given
+	// WholeMax: a ranked row (not a reference row) of a dataset of at most
+	// this many instances is evaluated again whole, whatever Sample says;
+	// 0 never.
+	WholeMax int
+	Seed     uint64
 	// Evaluate runs cfg as `eval run` does; Validate fills in the meta,
 	// dataset, folder and predictions, the caller the images, engine,
 	// limits, workers and progress.
@@ -38,13 +45,29 @@ type RerunReport struct {
 	Seed      uint64   // the seed the sample was drawn with
 	Instances []string // the instances evaluated again, in the dataset's order
 	Of        int      // out of how many results
+	Whole     bool     // every one, the row being ranked on a small dataset (WholeMax)
 	Problems  []string
 }
 
-// DefaultSeed is the seed of a submission folder: a hash of its name.
-func DefaultSeed(folder string) uint64 {
-	s := sha256.Sum256([]byte(folder))
-	return binary.BigEndian.Uint64(s[:8])
+// RandomSeed is a seed nobody chose: 64 bits from the system's random
+// source. Printed with the re-run, it lets anyone draw the same sample
+// again (--seed).
+func RandomSeed() (uint64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("drawing a seed: %w", err)
+	}
+	return binary.BigEndian.Uint64(b[:]), nil
+}
+
+// sampleOf is what a re-run of sub evaluates again among ids: the whole
+// row when it is ranked on a dataset of at most WholeMax instances, else
+// the seeded sample.
+func (r *Rerun) sampleOf(sub *bench.Submission, ids []string) (picked []string, whole bool) {
+	if !sub.Reference && r.WholeMax > 0 && len(sub.Dataset.Instances) <= r.WholeMax {
+		return slices.Clone(ids), true
+	}
+	return Sample(ids, r.Sample, r.Seed), false
 }
 
 // Sample picks n of ids with the seed, keeping their order: the n whose
@@ -88,7 +111,8 @@ func (r *Rerun) run(ctx context.Context, sub *bench.Submission, preds map[predKe
 			ids = append(ids, in.InstanceID)
 		}
 	}
-	rr := &RerunReport{Seed: r.Seed, Of: len(ids), Instances: Sample(ids, r.Sample, r.Seed)}
+	rr := &RerunReport{Seed: r.Seed, Of: len(ids)}
+	rr.Instances, rr.Whole = r.sampleOf(sub, ids)
 	attempts := max(sub.Attempts, 1)
 	models := map[string]bool{}
 	for _, p := range preds {

@@ -446,9 +446,14 @@ func TestSample(t *testing.T) {
 			t.Errorf("Sample(%d) = %d ids; want all %d", n, len(got), len(ids))
 		}
 	}
-	first, again := submission.DefaultSeed("x"), submission.DefaultSeed("x")
-	if submission.DefaultSeed("20261123_a") == submission.DefaultSeed("20261123_b") || first != again {
-		t.Error("DefaultSeed is not a function of the folder name")
+	// The gate's seed is drawn, not derived from anything a submitter
+	// chose: two draws differ (2^-64 odds of a false alarm).
+	first, err := submission.RandomSeed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := submission.RandomSeed(); err != nil || again == first {
+		t.Errorf("two random seeds: %d, %d (%v)", first, again, err)
 	}
 	// The sample size's key: 10 unless featbench.toml says otherwise.
 	if n := config.Default().Eval.RerunSample; n != 10 {
@@ -484,10 +489,11 @@ func TestRerun(t *testing.T) {
 	for _, r := range sub.Results {
 		ids = append(ids, r.InstanceID)
 	}
-	want := submission.Sample(ids, 5, submission.DefaultSeed(sub.Folder))
+	const seed = 20261127
+	want := submission.Sample(ids, 5, seed)
 	runs := t.TempDir()
 	var evaluated []string
-	rerun := &submission.Rerun{RunsDir: runs, Sample: 5, Seed: submission.DefaultSeed(sub.Folder),
+	rerun := &submission.Rerun{RunsDir: runs, Sample: 5, Seed: seed,
 		Evaluate: func(ctx context.Context, cfg evaluate.Config) (*evaluate.RunReport, error) {
 			evaluated = cfg.Meta.Instances
 			if filepath.Dir(cfg.Dir) != runs {
@@ -524,5 +530,34 @@ func TestRerun(t *testing.T) {
 	rep = p.validate(t, full, submission.Options{Rerun: rerun})
 	if len(evaluated) != len(ids) || rep.Rerun.Of != len(ids) {
 		t.Errorf("sample 0 re-ran %d of %d instances", len(evaluated), len(ids))
+	}
+	// A small dataset: a ranked row is re-run whole, whatever the sample
+	// size; a reference row (this one: the gold patches) keeps its sample,
+	// and so does a ranked row of a dataset larger than WholeMax.
+	if !sub.Reference {
+		t.Fatal("the gold submission is not a reference row")
+	}
+	n := len(sub.Dataset.Instances)
+	for _, c := range []struct {
+		reference bool
+		wholeMax  int
+		whole     bool
+	}{{false, n, true}, {false, n - 1, false}, {true, n, false}, {false, 0, false}} {
+		rerun.Sample, rerun.WholeMax = 2, c.wholeMax
+		// The same row taken as ranked (its gold-identical flags then
+		// make a problem of their own, which does not matter here).
+		s := p.load(t, full)
+		s.Reference = c.reference
+		rep, err := submission.Validate(context.Background(), s, submission.Options{Rerun: rerun})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := submission.Sample(ids, 2, seed)
+		if c.whole {
+			want = ids
+		}
+		if rep.Rerun.Whole != c.whole || !slices.Equal(evaluated, want) {
+			t.Errorf("reference %v, dataset of %d, WholeMax %d: re-ran %v (whole %v); want %v", c.reference, n, c.wholeMax, evaluated, rep.Rerun.Whole, want)
+		}
 	}
 }
