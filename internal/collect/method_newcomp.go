@@ -154,7 +154,6 @@ func runComponents(ctx context.Context, r *historyRun, req components.Request) (
 		return nil, fmt.Errorf("copying the components script in: %w", err)
 	}
 	argv := components.Command(fbDir+"/"+components.ScriptName, fbDir+"/components-request.json")
-	argv = append([]string{argv[0], "-I"}, argv[1:]...)
 	if _, err := b.must(ctx, "finding the new components", "/", 10*time.Minute, "sh", "-c",
 		strings.Join(argv, " ")+" > "+outDir+"/components.json"); err != nil {
 		return nil, err
@@ -314,10 +313,7 @@ func (m *newComponentsMethod) Accept(pc *prCandidate) string {
 // Statement is the feature request with the new components' definitions,
 // checked for leaks of the solution's or the tests' lines.
 func (m *newComponentsMethod) Statement(ctx context.Context, r *historyRun, pc *prCandidate) (string, string, error) {
-	var comps []bench.Component
-	for _, c := range pc.Components.Bench() {
-		comps = append(comps, c)
-	}
+	comps := pc.Components.Bench()
 	project := r.rc.ImportName
 	if project == "" {
 		project = r.rc.Repository

@@ -22,9 +22,10 @@ const ScriptName = "components.py"
 func Script() []byte { return bytes.Clone(script) }
 
 // Command is the argv that runs the script installed at scriptPath on the
-// request file requestPath.
+// request file requestPath, in Python's isolated mode (no PYTHON*
+// variables, no user site, not the working folder on the path).
 func Command(scriptPath, requestPath string) []string {
-	return []string{"python3", scriptPath, requestPath}
+	return []string{"python3", "-I", scriptPath, requestPath}
 }
 
 // Request is what the script reads: one or more changes.

@@ -7,7 +7,7 @@
 // only) that runs inside a container of the repository's environment image,
 // as
 //
-//	python3 /fb/components.py REQUEST.json
+//	python3 -I /fb/components.py REQUEST.json
 //
 // It reads a [Request], prints a [Result] as JSON on stdout and exits 0; a
 // request it cannot read exits 2 with the reason on stderr. [ParseResult]
