@@ -147,22 +147,25 @@ func TestStatementHints(t *testing.T) {
 	if _, err := Statement(input("", "verbose")); err == nil {
 		t.Error("an unknown hint was accepted")
 	}
-	if l := Leaks(detailed, input("This adds `sliding`.", "")); len(l) != 0 {
+	if l := Leaks(input("This adds `sliding`.", "")); len(l) != 0 {
 		t.Errorf("the statement's own signature and docstring count as leaks: %q", l)
 	}
 }
 
 func TestLeaks(t *testing.T) {
+	// The docstring's example is given by design, even where a test has
+	// the same line (toolz' EqualityHashKey, boltons' SpooledBytesIO).
+	in := input("Windows, please.", "")
+	in.Components[0].Docstring += "\n>>> assert list(sliding(\"abc\", 2)) == [(\"a\", \"b\"), (\"b\", \"c\")]"
+	if got := Leaks(in); len(got) != 0 {
+		t.Errorf("a docstring's doctest counts as a leak: %q", got)
+	}
 	for _, tc := range []struct{ name, body, want string }{
 		{"a body line", "Like this:\n\n```python\nwindow = collections.deque(maxlen=n)\n```", "a line of the gold patch \"window = collections.deque(maxlen=n)\""},
 		{"a test line", "Test: `assert list(sliding(\"abc\", 2)) == [(\"a\", \"b\"), (\"b\", \"c\")]`", "a line of the test patch"},
 		{"nothing", "Windows, please.", ""},
 	} {
-		st, err := Statement(input(tc.body, HintBrief))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := Leaks(st, input(tc.body, HintBrief))
+		got := Leaks(input(tc.body, HintBrief))
 		switch {
 		case tc.want == "" && len(got) > 0:
 			t.Errorf("%s: leaks %q", tc.name, got)

@@ -198,17 +198,30 @@ func addedLines(p string, keep func(path string) bool) []string {
 	return out
 }
 
-// Leaks are the lines of the solution or of the tests a statement holds:
-// an added Python line of the gold patch that is not part of what the
-// statement means to give (the components' signatures and docstrings),
-// or an added line of the test patch. Short lines (a return, a bracket)
-// are not counted.
-func Leaks(statement string, in Input) []string {
-	norm := oneLine(statement)
+// Leaks are the lines of the solution or of the tests the statement of in
+// holds in what it quotes of the pull request (the title, the description, the
+// non-Python changes): an added Python line of the gold patch, or an
+// added line of the test patch. The components' definitions are the
+// code's own signatures and docstrings, given by design (a docstring's
+// example may well read as a test's line), and lines equal to one of
+// theirs are not counted; neither are short lines (a return, a bracket).
+func Leaks(in Input) []string {
+	quoted := in.Title + "\n" + in.Body
+	if in.Hint != HintBrief {
+		quoted += "\n" + nonPython(in.CodePatch)
+	}
+	norm := oneLine(quoted)
 	given := map[string]bool{}
 	for _, c := range in.Components {
 		for _, l := range strings.Split(c.Signature+"\n"+c.Docstring, "\n") {
-			given[oneLine(l)] = true
+			l = oneLine(l)
+			given[l] = true
+			// A doctest's lines without their prompt.
+			for _, p := range []string{">>> ", "... "} {
+				if t, ok := strings.CutPrefix(l, p); ok {
+					given[t] = true
+				}
+			}
 		}
 	}
 	var out []string
