@@ -46,9 +46,9 @@ func (m *newComponentsMethod) Key() string {
 }
 
 // newComponentsRecipe is the version of the method's filters and
-// statement (2: the leak check reads what the statement quotes of the
+// statement (3: no index lines in the non-Python changes; 2: the leak check reads what the statement quotes of the
 // pull request, not the code's own docstrings).
-const newComponentsRecipe = 2
+const newComponentsRecipe = 3
 
 // maxGoldTokens is FEA-Bench's bound on a gold patch (appendix A.2: 8K
 // tokens), estimated.

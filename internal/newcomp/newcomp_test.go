@@ -82,6 +82,7 @@ func TestClassifyIntentWithLLMTestDouble(t *testing.T) {
 }
 
 const goldPatch = `diff --git a/CHANGES.md b/CHANGES.md
+index 1cb5c759f429b2a7e0cfaacf03653bf9387be7c6..23165a0b9a9cd97667f42a6ca519da5d3e27c5b4 100644
 --- a/CHANGES.md
 +++ b/CHANGES.md
 @@ -1,2 +1,4 @@
@@ -140,6 +141,9 @@ func TestStatementHints(t *testing.T) {
 		if !strings.Contains(detailed, want) {
 			t.Errorf("the detailed statement lacks %q:\n%s", want, detailed)
 		}
+	}
+	if strings.Contains(detailed, "1cb5c759f4") {
+		t.Error("the non-Python changes show the blobs' hashes")
 	}
 	if strings.Contains(detailed, "collections.deque") {
 		t.Error("the statement gives the component's body")

@@ -169,14 +169,23 @@ func sections(p string) (paths, texts []string) {
 	return paths, texts
 }
 
-// nonPython is the sections of a patch whose file is not Python.
+// nonPython is the sections of a patch whose file is not Python, without
+// their index lines (the blobs' hashes say nothing to a reader).
 func nonPython(p string) string {
 	paths, texts := sections(p)
 	var out []string
 	for i, path := range paths {
-		if !strings.HasSuffix(path, ".py") && !strings.HasSuffix(path, ".pyi") {
-			out = append(out, texts[i])
+		if strings.HasSuffix(path, ".py") || strings.HasSuffix(path, ".pyi") {
+			continue
 		}
+		var keep []string
+		for j, l := range strings.Split(strings.TrimSuffix(texts[i], "\n"), "\n") {
+			if j > 0 && j < 4 && strings.HasPrefix(l, "index ") {
+				continue
+			}
+			keep = append(keep, l)
+		}
+		out = append(out, strings.Join(keep, "\n")+"\n")
 	}
 	return strings.Join(out, "")
 }
