@@ -297,16 +297,21 @@ func (m *newComponentsMethod) Accept(pc *prCandidate) string {
 		touched[f] = true
 	}
 	var failing []string
+	ran := false
 	for _, f := range pc.verify.Files {
 		if !touched[f] {
 			continue
 		}
-		for _, o := range pc.verify.After[f].Failing {
+		after, ok := pc.verify.After[f]
+		ran = ran || ok
+		for _, o := range after.Failing {
 			failing = append(failing, o.ID)
 		}
 	}
 	sort.Strings(failing)
 	switch {
+	case !ran:
+		return "pytest collects no test of the test patch's files after the patch (see the verify log)"
 	case len(failing) > 0:
 		return fmt.Sprintf("%d tests of the test patch's files do not pass after the patch (%s)", len(failing), failing[0])
 	case len(pc.verify.FailToPass) == 0:

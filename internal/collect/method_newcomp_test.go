@@ -88,6 +88,10 @@ func TestNewComponentsAccept(t *testing.T) {
 	if got := m.Accept(pc); got != "1 tests of the test patch's files do not pass after the patch (tests/test_a.py::test_other)" {
 		t.Errorf("a failing test after the patch: %q", got)
 	}
+	delete(pc.verify.After, "tests/test_a.py")
+	if got := m.Accept(pc); !strings.HasPrefix(got, "pytest collects no test of the test patch's files after the patch") {
+		t.Errorf("a test file that collects nothing: %q", got)
+	}
 	pc.verify.After["tests/test_a.py"] = runOut{Passed: []string{"tests/test_a.py::test_new"}}
 	pc.verify.FailToPass = nil
 	if got := m.Accept(pc); got != "no test of the test patch fails or errors before the patch" {
