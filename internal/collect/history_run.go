@@ -866,7 +866,11 @@ func (r *historyRun) instanceOf(pc *prCandidate, v *prVerify) *bench.Instance {
 		FailToPass: []string{}, PassToPass: []string{},
 	}
 	if v != nil {
-		in.FailToPass, in.PassToPass, in.ImageName = v.FailToPass, v.PassToPass, v.Image
+		in.ImageName = v.Image
+		// Lists, never null: a pull request whose folder has no other
+		// test file has no pass-to-pass test.
+		in.FailToPass = append(in.FailToPass, v.FailToPass...)
+		in.PassToPass = append(in.PassToPass, v.PassToPass...)
 	}
 	lines, files := patchStats(pc.Patches.Code)
 	functions := 0
