@@ -98,3 +98,14 @@ func TestNewComponentsAccept(t *testing.T) {
 		t.Errorf("no fail-to-pass test: %q", got)
 	}
 }
+
+// TestHistoryInstanceLists: an instance with no pass-to-pass test has an
+// empty list, not null.
+func TestHistoryInstanceLists(t *testing.T) {
+	r := &historyRun{m: &newComponentsMethod{}}
+	r.rc.Repository = "o/r"
+	in := r.instanceOf(&prCandidate{Change: history.Change{PullRequest: history.PullRequest{Number: 3}}}, &prVerify{FailToPass: []string{"t.py::a"}})
+	if in.PassToPass == nil || len(in.PassToPass) != 0 || len(in.FailToPass) != 1 {
+		t.Errorf("FAIL_TO_PASS %#v, PASS_TO_PASS %#v", in.FailToPass, in.PassToPass)
+	}
+}
