@@ -237,7 +237,7 @@ func readTar(data []byte) (map[string]string, error) {
 // against the statement. Files are taken while the prompt stays within the
 // budget; one that does not fit is skipped and smaller ones after it may.
 func pickContext(p *Prompt, in *bench.Instance, files map[string]string) ([]ContextFile, error) {
-	used := tokens.Estimate(BuildPrompt(p, in, nil))
+	used := tokens.Estimate(BuildPrompt(p, in, nil)) - tokens.Estimate(noFiles) + tokens.Estimate(filesHeader) + budgetSlack
 	var out []ContextFile
 	taken := map[string]bool{}
 	take := func(pth string) {
@@ -311,6 +311,16 @@ func fileBlock(pth, text string) string {
 	return "----- " + pth + " -----\n" + text + "----- end of " + pth + " -----\n\n"
 }
 
+// What the prompt says before its files, or instead of them.
+const (
+	filesHeader = "Files of the repository as they are now, each between a line naming it and a line ending it:\n\n"
+	noFiles     = "(No file of the repository is shown.)\n\n"
+)
+
+// budgetSlack is kept free of a budget: the estimate of a whole prompt can
+// exceed the sum of its parts' by a token where two parts meet.
+const budgetSlack = 8
+
 // BuildPrompt is the one request of prompt mode: the task, the files, and
 // how to answer.
 func BuildPrompt(p *Prompt, in *bench.Instance, files []ContextFile) string {
@@ -320,9 +330,9 @@ func BuildPrompt(p *Prompt, in *bench.Instance, files []ContextFile) string {
 	b.WriteString(strings.TrimSpace(in.ProblemStatement))
 	b.WriteString("\n\n# Code\n\n")
 	if len(files) == 0 {
-		b.WriteString("(No file of the repository is shown.)\n\n")
+		b.WriteString(noFiles)
 	} else {
-		fmt.Fprintf(&b, "%d files of the repository as they are now, each between a line naming it and a line ending it:\n\n", len(files))
+		b.WriteString(filesHeader)
 		for _, f := range files {
 			b.WriteString(fileBlock(f.Path, f.Text))
 		}

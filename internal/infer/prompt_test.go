@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestPickContext(t *testing.T) {
 	// BM25: the README and the components' file first, then by rank; the
 	// big file does not fit the budget and is skipped, a test file and a
 	// file that shares no term are not taken.
-	budget := tokens.Estimate(BuildPrompt(&Prompt{}, in, nil)) + 20
+	budget := tokens.Estimate(BuildPrompt(&Prompt{}, in, nil)) + 40
 	for _, p := range []string{"README.md", "cachekit/fresh.py", "cachekit/ttl.py", "cachekit/util.py"} {
 		budget += tokens.Estimate(fileBlock(p, files[p]))
 	}
@@ -82,5 +83,27 @@ func TestPickContext(t *testing.T) {
 	}
 	if _, err := pickContext(&Prompt{Context: "grep"}, in, files); err == nil {
 		t.Error("an unknown context was accepted")
+	}
+}
+
+// TestPromptWithinBudget: whatever the budget, the prompt BM25 fills stays
+// within it (a real run's prompt once took 27,012 tokens of 27,000: the
+// files' header was longer than what the count started from).
+func TestPromptWithinBudget(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 40; i++ {
+		files[fmt.Sprintf("pkg/m%02d.py", i)] = strings.Repeat(fmt.Sprintf("def cache_%d(ttl):\n    return expire(ttl) + %d\n", i, i), 1+i%7)
+	}
+	in := &bench.Instance{InstanceID: "x", ProblemStatement: "Add expire(ttl) to the cache."}
+	base := tokens.Estimate(BuildPrompt(&Prompt{}, in, nil))
+	for budget := base; budget < base+3000; budget += 37 {
+		p := &Prompt{Context: ContextBM25, Budget: budget}
+		got, err := pickContext(p, in, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := tokens.Estimate(BuildPrompt(p, in, got)); n > budget {
+			t.Errorf("budget %d: the prompt of %d files takes %d tokens", budget, len(got), n)
+		}
 	}
 }
