@@ -55,6 +55,16 @@ type Instance struct {
 	Release    string      `json:"release,omitempty"`
 	Components []Component `json:"components,omitempty"`
 
+	// Canaries are the places in the fail-to-pass tests where grading may
+	// add a canary: a copy of the test expecting another value, which a
+	// correct implementation fails (internal/canary). Collection keeps
+	// only places where the gold patch failed every canary it was given.
+	Canaries []Canary `json:"canaries,omitempty"`
+	// GoldAudit are the kinds of audit records (internal/pytest's audit
+	// hook) the gold patch's runs made: what a prediction does beyond them
+	// is flagged.
+	GoldAudit []string `json:"gold_audit,omitempty"`
+
 	// Extra holds the fields this model does not know, so that rewriting a
 	// dataset keeps them.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -91,6 +101,22 @@ type Component struct {
 	Docstring string `json:"docstring,omitempty"`
 }
 
+// Canary is one place of a fail-to-pass test where a canary may change
+// what the test expects: Test is the test function's id without
+// parameters (path::func or path::Class::func), N the place's index among
+// the function's mutable places in source order, Kind "eq" (an asserted
+// literal), "match" (a pytest.raises match) or "raises" (the exception,
+// replaced by one of Alts).
+type Canary struct {
+	Test string   `json:"test"`
+	N    int      `json:"n"`
+	Kind string   `json:"kind"`
+	Alts []string `json:"alts,omitempty"`
+}
+
+// CanaryKinds are the kinds of Canary.
+var CanaryKinds = []string{"eq", "match", "raises"}
+
 // Component kinds.
 var ComponentKinds = []string{"function", "class", "method"}
 
@@ -109,7 +135,7 @@ var knownInstanceFields = func() map[string]bool {
 	for _, k := range []string{"instance_id", "repo", "base_commit", "level", "problem_statement",
 		"patch", "test_patch", "mask_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "image_name", "repo_settings",
 		"created_at", "lines", "files", "functions", "f2p_test_points", "p2p_test_points", "top_objects",
-		"method", "pull_number", "release", "components"} {
+		"method", "pull_number", "release", "components", "canaries", "gold_audit"} {
 		m[k] = true
 	}
 	return m

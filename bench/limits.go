@@ -49,6 +49,7 @@ const (
 	maxComponents       = 1_000
 	maxSignature        = 4_000
 	maxDocstring        = 64 << 10
+	maxCanaries         = 10_000
 
 	// Result fields.
 	maxFailureModes = 50

@@ -706,6 +706,7 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 		}
 	}
 	checkProvenance(in, bad)
+	checkCanaries(in, bad)
 	if listsOK {
 		in.testIndex = make(map[string]int, len(in.FailToPass)+len(in.PassToPass))
 		for i, id := range append(append([]string(nil), in.FailToPass...), in.PassToPass...) {
@@ -791,6 +792,51 @@ func (c Component) Problem() string {
 	})
 	return first
 }
+
+// checkCanaries checks the canary places and the gold audit's kinds.
+func checkCanaries(in *Instance, bad func(field, format string, args ...any)) {
+	if len(in.Canaries) > maxCanaries {
+		bad("canaries", "lists %d entries; at most %d", len(in.Canaries), maxCanaries)
+		return
+	}
+	for i, c := range in.Canaries {
+		field := fmt.Sprintf("canaries[%d]", i)
+		path, rest, _ := strings.Cut(c.Test, "::")
+		switch {
+		case path == "" || rest == "":
+			bad(field+".test", "%q is not a test function's id (path::func or path::Class::func)", c.Test)
+		default:
+			if msg := checkID(c.Test, maxTestID); msg != "" {
+				bad(field+".test", "%s", msg)
+			}
+		}
+		if c.N < 0 || c.N > 10_000 {
+			bad(field+".n", "is %d; want 0 to 10000", c.N)
+		}
+		if !slices.Contains(CanaryKinds, c.Kind) {
+			bad(field+".kind", "is %q; want one of %s", c.Kind, strings.Join(CanaryKinds, ", "))
+		}
+		if (c.Kind == "raises") != (len(c.Alts) > 0) {
+			bad(field+".alts", "are the exceptions a \"raises\" place may expect instead: given for that kind only, and then at least one")
+		}
+		for j, a := range c.Alts {
+			if !pyIdentifier.MatchString(a) {
+				bad(fmt.Sprintf("%s.alts[%d]", field, j), "%q is not a Python name", a)
+			}
+		}
+	}
+	if len(in.GoldAudit) > 50 {
+		bad("gold_audit", "lists %d kinds; at most 50", len(in.GoldAudit))
+	}
+	for i, k := range in.GoldAudit {
+		if msg := checkID(k, 40); msg != "" {
+			bad(fmt.Sprintf("gold_audit[%d]", i), "%s", msg)
+		}
+	}
+}
+
+// pyIdentifier is an ASCII Python name.
+var pyIdentifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,99}$`)
 
 // checkID reports why s is not an identifier-like value of at most max
 // bytes on one line, or "".

@@ -149,3 +149,64 @@ func checkGoldCopies(s *Submission, ps Problems) Problems {
 // emptyPatchMode is the failure mode cmd/eval records for an empty
 // prediction: such a result has no prediction to compare with the gold.
 const emptyPatchMode = "EmptyPatch"
+
+// AuditKinds are the kinds of what a prediction's code may do at run
+// time that cmd/eval's audit hook records (internal/pytest's audit.py),
+// with what each means, in sorted order. A result's "audit" lists those
+// its prediction did and the gold patch's code did not: like a flag, a
+// signal for a reader, not a verdict (opening a test file or replacing a
+// test's code is graded as tampering on its own).
+func AuditKinds() []FlagInfo {
+	return []FlagInfo{
+		{"code", "made code objects, or functions from code, at run time"},
+		{"code-swap", "replaced a function's code or default arguments"},
+		{"ctypes", "used ctypes: raw memory and C functions"},
+		{"frames", "reached stack frames: sys._getframe, a traceback's or generator's frame, other threads' frames"},
+		{"gc", "listed the garbage collector's objects, referrers or referents"},
+		{"process", "started a process: fork, exec, spawn, subprocess"},
+		{"signal", "sent a signal"},
+		{"test-file", "opened a test file"},
+		{"tracing", "set a trace or profile function: sys.settrace, sys.setprofile, sys.monitoring"},
+	}
+}
+
+// AuditExplanation returns what an audit kind means, or "" for a name
+// that is not one.
+func AuditExplanation(kind string) string {
+	for _, k := range AuditKinds() {
+		if k.Name == kind {
+			return k.Explanation
+		}
+	}
+	return ""
+}
+
+// internAudit shares the audit kinds' strings between results.
+func internAudit(b []byte) string {
+	for _, k := range AuditKinds() {
+		if string(b) == k.Name {
+			return k.Name
+		}
+	}
+	return ""
+}
+
+// checkAudit checks a result's audit kinds: known names, each once, sorted.
+func checkAudit(path string, line int, res *Result, ps Problems) Problems {
+	for i, k := range res.Audit {
+		field := fmt.Sprintf("audit[%d]", i)
+		switch {
+		case AuditExplanation(k) == "":
+			var names []string
+			for _, a := range AuditKinds() {
+				names = append(names, a.Name)
+			}
+			ps.Add(path, line, field, "is %s; want one of %s", tomlstrict.Quote(k), strings.Join(quoteAll(names), ", "))
+			return ps
+		case i > 0 && k <= res.Audit[i-1]:
+			ps.Add(path, line, field, "%s comes after %s: list audit kinds sorted, each once", tomlstrict.Quote(k), tomlstrict.Quote(res.Audit[i-1]))
+			return ps
+		}
+	}
+	return ps
+}

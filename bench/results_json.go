@@ -187,6 +187,9 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 		case `"measured"`:
 			bit = 1 << 19
 			res.Measured, err = readBool(dec)
+		case `"audit"`:
+			bit = 1 << 20
+			res.Audit, err = readStrings(dec, sl, internAudit)
 		default:
 			return errDecline
 		}

@@ -91,6 +91,11 @@ type Result struct {
 	// Flags are the prediction's integrity flags (IntegrityFlags), in
 	// their canonical order; older files leave them out.
 	Flags []string `json:"flags,omitempty"`
+	// Audit are the kinds of what the prediction's code did at run time
+	// that the gold patch's did not (frames, tracing, code, code-swap,
+	// test-file, process, signal, gc, ctypes: internal/pytest's audit
+	// hook), sorted; older files leave them out.
+	Audit []string `json:"audit,omitempty"`
 	// Dataset, when given, is "name/version" and must match the folder.
 	Dataset string `json:"dataset,omitempty"`
 

@@ -397,6 +397,7 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 	}
 	ps = checkEvalFields(path, line, res, ps)
 	ps = checkFlags(path, line, res, ps)
+	ps = checkAudit(path, line, res, ps)
 	for _, v := range []struct {
 		field string
 		p     *int64

@@ -85,7 +85,7 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 				sys.Resolved, sys.Applied, sys.Empty = r.Resolved, r.PatchApplied, emptyPrediction(r)
 				sys.Passed = strconv.Itoa(len(r.F2PPassed)) + " of " + strconv.Itoa(len(in.FailToPass))
 				sys.Failures = failures(r, sys.Empty)
-				sys.Flags = flagViews(r.Flags)
+				sys.Flags = flagViews(r)
 			}
 			p.Systems = append(p.Systems, sys)
 		}
@@ -122,6 +122,10 @@ func (b *builder) instanceOwn(p *templates.InstancePage, in *bench.Instance) {
 	for _, c := range in.Components {
 		p.Components = append(p.Components, templates.Component{File: c.File, Name: c.Name, Kind: c.Kind, Signature: c.Signature, Docstring: c.Docstring})
 	}
+	p.Canaries, p.GoldAudit = canaryText(in), nil
+	for _, k := range in.GoldAudit {
+		p.GoldAudit = append(p.GoldAudit, templates.Flag{Name: auditPrefix + k, Explanation: bench.AuditExplanation(k)})
+	}
 }
 
 // pullURL links a pull request on GitHub (the forge whose pull request
@@ -132,6 +136,25 @@ func pullURL(repoURL string, n int) string {
 		return ""
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(repoURL, "/"), ".git") + "/pull/" + strconv.Itoa(n)
+}
+
+// canaryText says where grading adds canaries to an instance, or "".
+func canaryText(in *bench.Instance) string {
+	if len(in.Canaries) == 0 {
+		return ""
+	}
+	tests := map[string]bool{}
+	for _, c := range in.Canaries {
+		tests[c.Test] = true
+	}
+	places := "places"
+	if len(in.Canaries) == 1 {
+		places = "place"
+	}
+	return "Grading adds canary tests at places drawn afresh for every evaluation among " +
+		strconv.Itoa(len(in.Canaries)) + " " + places + " in " + strconv.Itoa(len(tests)) + " of the fail-to-pass test functions: " +
+		"copies of a test that expect another value (a correct implementation fails them; collection checked that the gold patch does), under fresh names, as are the tests themselves. " +
+		"A prediction that passes a canary beside the test it copies read the expected values out of the tests, or forged the report, and is graded as tampering."
 }
 
 // has reports whether the board's split holds the instance.

@@ -162,7 +162,7 @@ func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.Out
 			o.F2P = strconv.Itoa(len(r.F2PPassed)) + "/" + strconv.Itoa(len(in.FailToPass))
 			o.P2P = strconv.Itoa(len(r.P2PPassed)) + "/" + strconv.Itoa(len(in.PassToPass))
 			o.Failures = failures(r, o.Empty)
-			o.Flags = flagViews(r.Flags)
+			o.Flags = flagViews(r)
 		}
 		t.Rows = append(t.Rows, o)
 	}

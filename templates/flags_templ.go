@@ -106,7 +106,7 @@ func flagLegend(legend []Flag) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if len(legend) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p class=\"footnote\">Integrity flags, computed from each prediction's diff, are signals for the reader, not verdicts: the grade stands as evaluated.</p><dl class=\"flags\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p class=\"footnote\">Integrity flags, computed from each prediction's diff (and, as runtime:…, from what its code did at run time that the gold patch's did not), are signals for the reader, not verdicts: the grade stands as evaluated.</p><dl class=\"flags\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -270,7 +270,7 @@ func flagSummary(flags []FlagCount) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</tbody></table></div><p class=\"footnote\">Integrity flags, computed from each prediction's diff, are signals for the reader, not verdicts: the grade stands as evaluated. The result on every instance below shows which predictions carry them.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</tbody></table></div><p class=\"footnote\">Integrity flags, computed from each prediction's diff (and, as runtime:…, from what its code did at run time that the gold patch's did not), are signals for the reader, not verdicts: the grade stands as evaluated. The result on every instance below shows which predictions carry them.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

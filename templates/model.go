@@ -593,6 +593,11 @@ type InstancePage struct {
 	PullURL    string
 	Release    string
 	Components []Component
+	// Canaries says where grading adds canary tests, "" when it adds
+	// none; GoldAudit what the gold patch's runs did at run time that a
+	// prediction is compared with.
+	Canaries  string
+	GoldAudit []Flag
 }
 
 // Component is a new function, class or method of a new-components

@@ -46,6 +46,9 @@ docker_host, or on a Docker Swarm (docs/executors.md); the images are
 built on that engine either way.
 
 Stages: ` + "env, discover, run, trace, classify, p2p, walk, mask, verify, statements, dataset" + `
+A repository with method = "release" (FeatBench's method: releases, their
+notes and pull requests, read from the git source's history) has the
+stages ` + "env, history, select, filter, verify, statements, dataset" + `.
 
 Flags:
 `

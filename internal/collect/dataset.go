@@ -52,6 +52,13 @@ func (r *repoRun) gather() {
 			}
 			in := r.instance(c, l)
 			in.ProblemStatement = st
+			chk := c.verify.L1
+			if l == 2 {
+				chk = c.verify.L2
+			}
+			if chk != nil {
+				in.Canaries, in.GoldAudit = chk.Canaries, chk.GoldAudit
+			}
 			r.res.instances = append(r.res.instances, &candidateInstance{in: in, file: c.File})
 		}
 		r.res.report.Drops = append(r.res.report.Drops, c.Drops...)
@@ -160,9 +167,34 @@ func newManifest(o Options, name, version string, repos []manifestRepo) manifest
 		m.Title = name
 	}
 	if m.Description == "" {
-		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with FeatureBench's test-driven method.", len(repos))
+		m.Description = fmt.Sprintf("Feature-implementation tasks collected by cmd/collect from %d repositories with %s.", len(repos), methodsText(o.Config.Collect.Repos))
 	}
 	return m
+}
+
+// methodNames name the collection methods in a dataset's description.
+var methodNames = map[string]string{
+	config.MethodTestDriven:    "FeatureBench's test-driven method",
+	config.MethodRelease:       "FeatBench's release-driven method",
+	config.MethodNewComponents: "FEA-Bench's new-components method",
+}
+
+// methodsText names the methods the repositories are collected with, in
+// the order of the methods' table.
+func methodsText(repos []config.Repo) string {
+	var names []string
+	for _, m := range []string{config.MethodTestDriven, config.MethodRelease, config.MethodNewComponents} {
+		if slices.ContainsFunc(repos, func(r config.Repo) bool { return r.MethodOrDefault() == m }) {
+			names = append(names, methodNames[m])
+		}
+	}
+	if len(names) == 0 {
+		return methodNames[config.MethodTestDriven]
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // encodeManifest is the text of dataset.toml.

@@ -42,12 +42,17 @@ var HistoryStages = []string{StageEnv, StageHistory, StageSelect, StageFilter, S
 
 // historyRecipe is the version of the history-based pipeline: bump it when
 // a change makes stored outputs wrong.
-const historyRecipe = 1
+// 2: a squash commit's default list of commits is no description; 3: an
+// entry is matched by the names it refers to before its literals.
+const historyRecipe = 3
 
-// historyVerifyRecipe is the version of the verification's verdict (2:
-// files that tamper with pytest's machinery give no fail-to-pass or
-// pass-to-pass test).
-const historyVerifyRecipe = 2
+// The versions of the verification and of the statements of pull
+// requests, apart from historyRecipe: their digests name every input they
+// read, so reading the history differently does not make them again.
+const (
+	prVerifyRecipe    = 3 // 2: the gold runs derive canaries and the gold patch's audit; 3: files that tamper with pytest's machinery give no fail-to-pass or pass-to-pass test
+	prStatementRecipe = 2 // 2: a dunder name keeps its underscores
+)
 
 // testCode is the rule a pull request's diff is split by: a path is test
 // code when the test-driven method takes it for test code (isTestPath:
@@ -605,9 +610,6 @@ func (r *historyRun) runPydefs(ctx context.Context, req pydefs.Request) (*pydefs
 	return pydefs.ParseResult(files[0].Data, req)
 }
 
-// verifyOut is a candidate's stored verification.
-type prVerifyOut = prVerify
-
 // stageVerify builds each candidate's environment, runs its tests before
 // and after its patch, lets the method judge the runs, and checks the
 // instance with the evaluation harness.
@@ -620,7 +622,7 @@ func (r *historyRun) stageVerify(ctx context.Context) error {
 	var mu sync.Mutex
 	verified := 0
 	err = r.each(ctx, cands, func(ctx context.Context, pc *prCandidate) error {
-		d := digest("verify", recipe, historyRecipe, historyVerifyRecipe, r.base, pc.Number, pc.Base, pc.Patches.Code, pc.Patches.Test,
+		d := digest("verify", recipe, prVerifyRecipe, r.base, pc.Number, pc.Base, pc.Patches.Code, pc.Patches.Test,
 			r.rc.PreInstall, r.rc.Install, r.rc.MaxP2PFiles, r.rc.TestFileTimeout, r.rc.F2PPassRateMax, lim, r.o.Seed)
 		var out prVerify
 		ok, err := r.cached(d, &out, prItem(pc))
@@ -632,8 +634,12 @@ func (r *historyRun) stageVerify(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if err := r.store(d, out, prItem(pc)); err != nil {
-				return err
+			// An environment that did not build may have met a passing
+			// trouble of the engine: not stored, tried again next run.
+			if out.Image != "" {
+				if err := r.store(d, out, prItem(pc)); err != nil {
+					return err
+				}
 			}
 		}
 		pc.verify = out
@@ -762,8 +768,13 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 		if err := b.reset(ctx); err != nil {
 			return out, err
 		}
-		if _, err := b.must(ctx, "reversing the code patch", repoDir, time.Minute, "git", "apply", "-R", fbDir+"/code.diff"); err != nil {
-			return out, err
+		res, err := b.exec(ctx, repoDir, time.Minute, nil, "git", "apply", "-R", fbDir+"/code.diff")
+		if err != nil {
+			return out, fmt.Errorf("reversing the code patch: %w", err)
+		}
+		if res.ExitCode != 0 {
+			out.Reason = "the code patch does not reverse on its environment: " + tail(res.Stdout, res.Stderr, 3)
+			return out, nil
 		}
 		ro, err := runFile(ctx, b, f, collected[f], r.tout.TestFile)
 		if err != nil {
@@ -893,7 +904,7 @@ type statementOut struct {
 func (r *historyRun) stageStatements(ctx context.Context) error {
 	n := 0
 	for _, pc := range r.alive() {
-		d := digest("statement", recipe, historyRecipe, r.m.Name(), pc.Number, pc.Title, pc.Body, pc.Entry, pc.Patches.Code, pc.Patches.Test,
+		d := digest("statement", recipe, prStatementRecipe, r.m.Name(), pc.Number, pc.Title, pc.Body, pc.Entry, pc.Patches.Code, pc.Patches.Test,
 			pc.verify.FailToPass, r.llmKey(), methodKey(r.m))
 		var out statementOut
 		ok, err := r.cached(d, &out, prItem(pc))
@@ -944,10 +955,12 @@ func (r *historyRun) gather() {
 		}
 		in := r.instanceOf(pc, &pc.verify)
 		in.ProblemStatement = pc.stmt
+		if chk := pc.verify.Check; chk != nil {
+			in.Canaries, in.GoldAudit = chk.Canaries, chk.GoldAudit
+		}
 		r.m.Extras(pc, in)
 		r.res.instances = append(r.res.instances, &candidateInstance{in: in, pull: pc.Number})
 	}
 	r.res.report.Verified = len(r.res.instances)
 	r.res.report.Funnel = r.funnel
-	r.res.env = envOut{Image: r.base, Commit: r.rc.Commit}
 }

@@ -280,6 +280,9 @@ import_name = "geom"
 	if in.InstanceID != "acme__geom-2.release" || in.Method != bench.MethodRelease || in.PullNumber != 2 || in.Release != "v1.1.0" || in.BaseCommit != base {
 		t.Errorf("instance %s: method %q, pull %d, release %q, base %s (want %s)", in.InstanceID, in.Method, in.PullNumber, in.Release, in.BaseCommit, base)
 	}
+	if len(in.Canaries) == 0 {
+		t.Error("the instance carries no canaries: its verification derived none")
+	}
 	if !reflect.DeepEqual(in.FailToPass, []string{"tests/test_core.py::test_area_scaled"}) {
 		t.Errorf("FAIL_TO_PASS %q", in.FailToPass)
 	}

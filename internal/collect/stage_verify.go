@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -38,6 +39,11 @@ type levelCheck struct {
 	GoldRuns     int     `json:"gold_runs"`
 	Reason       string  `json:"reason,omitempty"` // why the level is dropped; "" when it passed
 	Seconds      float64 `json:"seconds"`
+	// Canaries are the canary places a derivation run of the gold patch
+	// found sound, with which the gold runs then graded (internal/canary);
+	// GoldAudit the kinds of audit records the gold runs made.
+	Canaries  []bench.Canary `json:"canaries,omitempty"`
+	GoldAudit []string       `json:"gold_audit,omitempty"`
 }
 
 // instanceID names a candidate's instance as FeatureBench does:
@@ -182,12 +188,15 @@ func (h harness) check(ctx context.Context, in *bench.Instance) (*levelCheck, er
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("verify logs: %w", err)
 	}
-	run := func(name string, pred evaluate.Prediction, gold bool) (*evaluate.Report, error) {
+	var files map[string][]byte // the last run's test outputs
+	run := func(name string, pred evaluate.Prediction, gold bool, derive bool) (*evaluate.Report, error) {
 		var log bytes.Buffer
-		rep, _, err := evaluate.Evaluate(ctx, h.exec, evaluate.Task{
+		rep, out, err := evaluate.Evaluate(ctx, h.exec, evaluate.Task{
 			Dataset: verifyDataset, Instance: in, Attempt: 1, Prediction: pred, Gold: gold, Image: h.image,
-			Labels: map[string]string{labelProject: "1", labelKind: "collect", labelRepo: h.repo},
+			Labels:         map[string]string{labelProject: "1", labelKind: "collect", labelRepo: h.repo},
+			DeriveCanaries: derive,
 		}, lim, &log)
+		files = out
 		if werr := os.WriteFile(filepath.Join(logDir, name+".log"), log.Bytes(), 0o644); werr != nil && err == nil {
 			err = werr
 		}
@@ -200,7 +209,7 @@ func (h harness) check(ctx context.Context, in *bench.Instance) (*levelCheck, er
 	if in.Level == 2 {
 		empty.Patch = []byte(agentCodePackage(nil))
 	}
-	rep, err := run("empty", empty, false)
+	rep, err := run("empty", empty, false, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the empty run: %w", in.InstanceID, err)
 	}
@@ -221,13 +230,30 @@ func (h harness) check(ctx context.Context, in *bench.Instance) (*levelCheck, er
 		return chk, nil
 	}
 	gold := evaluate.Prediction{Model: "gold", Patch: []byte(in.Patch)}
+	// Canaries: a run with every place of every fail-to-pass test tried
+	// says which places the gold patch fails every canary of; the gold
+	// runs below then grade with those, drawn as grading draws them.
+	rep, err = run("gold-canaries", gold, true, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the gold run that derives canaries: %w", in.InstanceID, err)
+	}
+	chk.GoldAudit = auditKinds(nil, rep)
+	if rep.Resolved {
+		if chk.Canaries, err = evaluate.DerivedCanaries(in, rep, files); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.InstanceID, err)
+		}
+	}
+	canaried := *in
+	canaried.Canaries = chk.Canaries
+	in = &canaried
 	var failed *evaluate.Report
 	for i := 1; i <= verifyRuns; i++ {
-		rep, err := run(fmt.Sprintf("gold-%d", i), gold, true)
+		rep, err := run(fmt.Sprintf("gold-%d", i), gold, true, false)
 		if err != nil {
 			return nil, fmt.Errorf("%s: gold run %d: %w", in.InstanceID, i, err)
 		}
 		chk.GoldRuns++
+		chk.GoldAudit = auditKinds(chk.GoldAudit, rep)
 		if rep.Resolved {
 			chk.GoldResolved++
 		} else {
@@ -261,6 +287,17 @@ func (r *repoRun) ensureImage(ctx context.Context) error {
 		return fmt.Errorf("the environment image %s is not in the engine: run the %s stage", r.env.Image, StageEnv)
 	}
 	return nil
+}
+
+// auditKinds adds the kinds of rep's audit records to kinds, sorted.
+func auditKinds(kinds []string, rep *evaluate.Report) []string {
+	for _, a := range rep.Audit {
+		if !slices.Contains(kinds, a.Kind) {
+			kinds = append(kinds, a.Kind)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 // failureText is why a run did not resolve, for a drop reason: its failure

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/pytest"
 )
 
 // Prediction is what an agent produced for one instance and attempt.
@@ -88,6 +89,23 @@ type FileRun struct {
 	Seconds  float64  `json:"seconds"`        // wall time of the exec
 	Pytest   float64  `json:"pytest_seconds"` // what pytest reports for itself
 	Note     string   `json:"note,omitempty"` // disagreements between JUnit XML and -rA, seen by the parser
+	// Try is 1, or 2 for a run of the attempt's second evaluation, in a
+	// fresh container after an unverified run; 0 in older reports (1).
+	Try int `json:"try,omitempty"`
+	// Canaries names the run whose outputs hold the canary script's
+	// output for this try (<log>.canaries.json), when canaries were added.
+	Canaries string `json:"canaries,omitempty"`
+	// Unverified says why the run's channels cannot be believed
+	// (pytest.Integrity.Unverified).
+	Unverified []string `json:"unverified,omitempty"`
+}
+
+// CanaryResult is how one canary test ended: ID is its test id in the
+// run, Twin the dataset id of the test it is a copy of.
+type CanaryResult struct {
+	ID     string `json:"id"`
+	Twin   string `json:"twin"`
+	Status string `json:"status"`
 }
 
 // Report is one instance and attempt, as evaluated: report.json in its
@@ -125,6 +143,14 @@ type Report struct {
 	Tampering []string `json:"tampering,omitempty"`
 	// DiskLimit says the tests filled the space they may write to.
 	DiskLimit bool `json:"disk_limit,omitempty"`
+	// Canaries are the canary tests of the last try and how they ended: a
+	// canary that passed beside its twin is tampering (grade).
+	Canaries []CanaryResult `json:"canaries,omitempty"`
+	// Audit is what the audit hook recorded of the prediction's code in
+	// the last try; AuditFlags its kinds that the gold patch's runs did
+	// not make (the instance's gold_audit), which the site shows.
+	Audit      []pytest.AuditRecord `json:"audit,omitempty"`
+	AuditFlags []string             `json:"audit_flags,omitempty"`
 
 	TokensIn  *int64   `json:"tokens_in,omitempty"`
 	TokensOut *int64   `json:"tokens_out,omitempty"`

@@ -2,6 +2,9 @@ package evaluate
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/canary"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/patch"
@@ -31,10 +35,15 @@ const (
 	goldFile  = "/fb/patch.diff"
 	testFile  = "/fb/test_patch.diff"
 	maskFile  = "/fb/mask.diff" // level 2: masks the original package
-	runner    = fbDir + "/" + pytest.RunnerFile
-	guard     = fbDir + "/" + pytest.GuardFile
-	installer = fbDir + "/" + pyinstall.File
-	maxOutput = 4 << 20 // bytes kept of one command's output
+	// The canary script's input, and its output: root's alone, so that
+	// the tests' user cannot read which test is a canary.
+	canarySpecFile = "/fb/canary-spec.json"
+	canaryOut      = "canaries.json" // in outDir
+	canaryScript   = fbDir + "/" + canary.File
+	runner         = fbDir + "/" + pytest.RunnerFile
+	guard          = fbDir + "/" + pytest.GuardFile
+	installer      = fbDir + "/" + pyinstall.File
+	maxOutput      = 4 << 20 // bytes kept of one command's output
 
 	// What the prediction's code runs as: not root, so it can change
 	// neither the repository, the tests, pytest nor the harness's files;
@@ -96,6 +105,11 @@ type Task struct {
 	Gold   bool
 	Image  string            // the repository's environment image
 	Labels map[string]string // the container's, to find it again
+	// DeriveCanaries gives every mutable place of every fail-to-pass test
+	// canaries (collection's run of the gold patch, which says which
+	// places are sound: canary.Sound); otherwise the instance's own
+	// places get canaries drawn with a fresh seed (internal/canary).
+	DeriveCanaries bool
 }
 
 // starter starts containers: *container.Engine.
@@ -115,6 +129,12 @@ type flow struct {
 	agent  bool // level 2 from scratch: the prediction goes to /agent
 	masked bool
 	placed bool // the tests are in place (addTests ran)
+	// canaries is the canary script's input, nil when the instance gets
+	// none; mapping its output in this try, read from the first run.
+	canaries *canary.Spec
+	mapping  *canary.Mapping
+	mapLog   string // the run whose outputs hold mapping
+	try      int    // 1, or 2 in a fresh container after an unverified run
 }
 
 // Evaluate runs one task in a new container and returns its report. The
@@ -135,6 +155,7 @@ func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Write
 // its tests, and one worker still runs one prediction's code at a time.
 type staged struct {
 	f        *flow
+	eng      starter       // a second try's fresh container comes from it
 	spent    time.Duration // counted in the instance's time and deadline
 	applied  bool          // the prediction applied: its tests are to run
 	err      error         // the set-up failed
@@ -146,45 +167,52 @@ type staged struct {
 // removes the container.
 func prepare(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer) *staged {
 	start := time.Now()
-	s := &staged{f: newFlow(t, lim, log)}
+	s := &staged{f: newFlow(t, lim, log), eng: eng}
 	defer func() { s.spent = time.Since(start) }()
 	if lim.Instance > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Instance)
 		defer cancel()
 	}
-	box, err := eng.Start(ctx, container.Spec{
-		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(lim),
+	s.stage(ctx)
+	return s
+}
+
+// stage starts a fresh container for the flow and takes it to where the
+// prediction's tests are to run.
+func (s *staged) stage(ctx context.Context) {
+	t, f := s.f.t, s.f
+	box, err := s.eng.Start(ctx, container.Spec{
+		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(f.lim),
 	})
 	if err != nil {
 		s.err = fmt.Errorf("starting a container from %s: %w", t.Image, err)
-		return s
+		return
 	}
-	s.f.box = box
-	if err := s.f.copyIn(ctx); err != nil {
+	f.box = box
+	if err := f.copyIn(ctx); err != nil {
 		s.fail(ctx, err)
-		return s
+		return
 	}
-	if err := s.f.setUp(ctx); err != nil {
+	if err := f.setUp(ctx); err != nil {
 		s.fail(ctx, err)
-		return s
+		return
 	}
-	applied, err := s.f.apply(ctx)
+	applied, err := f.apply(ctx)
 	if err != nil {
 		// A lost container (a swarm node gone): the run retries it.
 		s.fail(ctx, err)
-		return s
+		return
 	}
 	s.applied = applied
-	if s.applied && !s.f.agent {
+	if s.applied && !f.agent {
 		// Level 1: the guard and the test patch are the harness's own
 		// code too. Level 2's install runs the prediction's (its build),
 		// at its turn, before its tests (runFiles).
-		if err := s.f.addTests(ctx); err != nil {
+		if err := f.addTests(ctx); err != nil {
 			s.fail(ctx, err)
 		}
 	}
-	return s
 }
 
 // fail records a set-up error: a result when the instance ran out of
@@ -229,6 +257,27 @@ func (s *staged) finish(ctx context.Context, remove func(*container.Container)) 
 	if !s.timedOut {
 		err = f.runTests(ctx)
 	}
+	if err == nil && f.try == 1 && len(f.rep.Tampering) == 0 && len(f.unverified()) > 0 {
+		// A run whose channels cannot be believed (its stream's end not
+		// the runner's, a signal the harness did not send, ...): the
+		// whole attempt once more, in a fresh container. Unverified twice
+		// is tampering (grade).
+		fmt.Fprintf(f.log, "unverified: %s\nevaluating the attempt again in a fresh container\n\n", strings.Join(f.unverified(), "; "))
+		remove(f.box)
+		f.box = nil
+		f.nextTry()
+		s.applied, s.timedOut = false, false
+		s.stage(ctx)
+		switch {
+		case s.err != nil:
+			return rep, f.files, s.err
+		case !s.timedOut && !s.applied:
+			f.grade()
+			return rep, f.files, nil
+		case !s.timedOut:
+			err = f.runTests(ctx)
+		}
+	}
 	if s.timedOut || err != nil && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 		// The instance ran out of time: a result, not a failure of
 		// the harness. Tests without an outcome timed out.
@@ -262,8 +311,54 @@ func newFlow(t Task, lim Limits, log io.Writer) *flow {
 		Image: t.Image, Tests: map[string]TestResult{},
 		Flags: integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold),
 	}
-	return &flow{t: t, lim: lim, log: log, files: map[string][]byte{}, rep: rep,
+	f := &flow{t: t, lim: lim, log: log, files: map[string][]byte{}, rep: rep, try: 1,
 		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked, agent: rep.Flow == "agent_code"}
+	f.canaries = canarySpec(t)
+	return f
+}
+
+// canarySpec is the canary script's input for t, nil when t gets no
+// canaries: an instance without sound places, unless collection derives
+// them. The seed is drawn now, by nobody.
+func canarySpec(t Task) *canary.Spec {
+	in := t.Instance
+	if len(in.Canaries) == 0 && !t.DeriveCanaries {
+		return nil
+	}
+	tests := canary.Functions(in.FailToPass)
+	if len(tests) == 0 {
+		return nil
+	}
+	sp := &canary.Spec{Root: repoDir, Tests: tests, Max: canary.MaxPerInstance}
+	if !t.DeriveCanaries {
+		sp.Sites = in.Canaries
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	sp.Seed = binary.BigEndian.Uint64(b[:])
+	return sp
+}
+
+// nextTry readies the flow for a second try in a fresh container: what the
+// first try's tests said is set aside (its runs stay in the report and its
+// outputs in the files, for validate), with a new canary seed.
+func (f *flow) nextTry() {
+	f.try++
+	f.placed, f.mapping, f.mapLog = false, nil, ""
+	f.rep.Tests, f.rep.Canaries, f.rep.Audit = map[string]TestResult{}, nil, nil
+	f.rep.PatchApplied, f.rep.ApplyMethod, f.rep.InstallOK = false, "", nil
+	f.canaries = canarySpec(f.t)
+}
+
+// unverified lists what made this try's runs unverified.
+func (f *flow) unverified() []string {
+	var out []string
+	for _, r := range f.rep.Runs {
+		if r.Try == f.try {
+			out = append(out, r.Unverified...)
+		}
+	}
+	return out
 }
 
 // containerLimits are lim's container limits, with what the tests may
@@ -298,6 +393,15 @@ func (f *flow) copyIn(ctx context.Context) error {
 	}
 	if f.agent {
 		files = append(files, container.File{Path: pyinstall.File, Mode: 0o644, Data: pyinstall.Source()})
+	}
+	files = append(files, container.File{Path: "plugin/" + pytest.AuditFile, Mode: 0o644, Data: pytest.AuditSource()})
+	if f.canaries != nil {
+		spec, err := json.Marshal(f.canaries)
+		if err != nil {
+			return fmt.Errorf("encoding the canaries' spec: %w", err)
+		}
+		files = append(files, container.File{Path: canary.File, Mode: 0o644, Data: canary.Source()},
+			container.File{Path: path.Base(canarySpecFile), Mode: 0o600, Data: spec})
 	}
 	if err := f.box.CopyIn(ctx, fbDir, files); err != nil {
 		return fmt.Errorf("copying the patches into the container: %w", err)
@@ -512,6 +616,9 @@ func (f *flow) testsScript() string {
 		if in.TestPatch != "" {
 			tests = "git -C " + repoDir + " apply -v " + testFile + " && rm -f " + testFile
 		}
+		if f.canaries != nil {
+			tests += " && " + f.canaryCommand()
+		}
 		// The install has the time of a test file; its own timeout, so
 		// that the tests are put in place after it all the same. It is
 		// the pip install the statement announces, or its result without
@@ -520,7 +627,7 @@ func (f *flow) testsScript() string {
 			asTestUser(pyinstall.Argv(installer, agentDir, agentSite)...)...)
 		return `cd ` + agentDir + ` && chown -R -h ` + testUser + ` ` + agentDir + ` || exit 3
 if ` + shJoin(pip) + `; then rc=0; else rc=1; fi
-` + shJoin(asTestUser("kill", "-9", "-1")) + ` 2>/dev/null
+python3 -I ` + runner + ` --kill-user ` + testUser + ` || exit 3
 ` + tests + ` || exit 3
 exit $rc`
 	}
@@ -540,7 +647,18 @@ exit $rc`
 			script += "git apply -v " + testFile + "\n"
 		}
 	}
-	return script + "rm -f " + testFile + "\n"
+	script += "rm -f " + testFile + "\n"
+	if f.canaries != nil {
+		script += f.canaryCommand() + "\n"
+	}
+	return script
+}
+
+// canaryCommand renames the fail-to-pass tests and adds their canaries,
+// as root, once the tests are in place; the script's output goes where
+// only root reads it.
+func (f *flow) canaryCommand() string {
+	return "(cd " + repoDir + " && python3 -I " + canaryScript + " " + canarySpecFile + " " + outDir + "/" + canaryOut + ") && rm -f " + canarySpecFile
 }
 
 // testsPlaced reads testsScript's exit status (and output, for an error):
@@ -663,11 +781,12 @@ func (f *flow) runTests(ctx context.Context) error {
 	if !f.placed && timeout > 0 {
 		timeout += f.timeout(f.lim.TestFile) + killAfter // the install, first
 	}
-	report, err := f.runFiles(ctx, 1, order, byFile, kind, timeout)
+	report, err := f.runFiles(ctx, len(f.rep.Runs)+1, order, byFile, kind, timeout)
 	if err != nil {
 		return err
 	}
-	if report.Finished && !report.TimedOut {
+	if report.Finished && !report.TimedOut || len(f.unverified()) > 0 {
+		// An unverified run is not run again here: in a fresh container.
 		return nil
 	}
 	for _, file := range order {
@@ -688,9 +807,9 @@ func (f *flow) runTests(ctx context.Context) error {
 }
 
 // runFiles runs test files in one pytest process and records the outcomes
-// of their expected ids. The first run (n 1) puts the tests in place
+// of their expected ids. The try's first run puts the tests in place
 // before pytest starts, in the same command, unless they are (level 1:
-// staged).
+// staged), and it reads the canary script's output.
 func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[string][]string, kind map[string]string, timeout time.Duration) (*pytest.Report, error) {
 	name := fmt.Sprintf("%02d-%s", n, sanitize(files[0]))
 	if len(files) > 1 {
@@ -708,13 +827,14 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 		User:      testUser,
 		// Written by the tests' user in the bounded /tmp, copied by root.
 		CopyJUnitTo: outDir + "/" + name + ".xml",
+		Audit:       true,
 	}
 	if f.agent {
 		opts.PythonPath = []string{agentSite}
 	}
 	argv := pytest.Command(opts)
 	argv = append(argv, files[1:]...)
-	first := n == 1 && !f.placed
+	first := !f.placed
 	if first {
 		argv = f.withTests(argv)
 	}
@@ -730,20 +850,36 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 		if err := f.placedTests(outs, res.TimedOut); err != nil {
 			return nil, err
 		}
+		f.placed = true
 	}
 	var ids []string
 	for _, file := range files {
 		ids = append(ids, byFile[file]...)
 	}
-	in := pytest.Input{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Expected: ids}
+	in := pytest.Input{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut}
 	for _, o := range outs {
 		switch path.Base(o.Path) {
 		case name + ".xml":
 			in.JUnitXML = o.Data
 		case name + ".jsonl":
 			in.JSONL = o.Data
+		case canaryOut:
+			if f.canaries == nil || f.mapping != nil {
+				continue
+			}
+			m, err := canary.ParseMapping(o.Data)
+			if err != nil {
+				return nil, err
+			}
+			f.mapping, f.mapLog = m, name
+			f.files[name+"."+canaryOut] = o.Data
 		}
 	}
+	if f.canaries != nil && f.mapping == nil {
+		return nil, fmt.Errorf("the canary script left no %s", canaryOut)
+	}
+	ids2 := f.mapping.Ids(ids)
+	in.Expected = ids2.Expected
 	f.files[name+".stdout"] = res.Stdout
 	f.files[name+".stderr"] = res.Stderr
 	if in.JUnitXML != nil {
@@ -757,7 +893,7 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 		return nil, fmt.Errorf("reading the outcomes of %s: %w", strings.Join(files, ", "), err)
 	}
 	run := FileRun{Files: files, Log: name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
-		Seconds: res.Duration.Seconds(), Pytest: report.Seconds}
+		Seconds: res.Duration.Seconds(), Pytest: report.Seconds, Try: f.try, Canaries: f.mapLog, Unverified: integ.Unverified}
 	var notes []string
 	for _, d := range report.Disagreements {
 		notes = append(notes, fmt.Sprintf("%s: JUnit %s, summary %s", d.ID, d.JUnit, d.Summary))
@@ -765,7 +901,7 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 	run.Note = strings.Join(append(notes, report.Notes...), "; ")
 	f.rep.Runs = append(f.rep.Runs, run)
 	f.rep.PytestSeconds += report.Seconds
-	record(f.rep, report, integ, kind)
+	record(f.rep, report, integ, kind, ids2)
 	return report, nil
 }
 
@@ -821,13 +957,23 @@ const (
 	DiskLimit = "DiskLimit"
 )
 
-// record grades the expected ids of one pytest run into rep's tests, and
-// its tampering into rep.
-func record(rep *Report, report *pytest.Report, integ pytest.Integrity, kind map[string]string) {
+// record grades the expected ids of one pytest run into rep's tests (by
+// their dataset ids), its canaries, its audit records and its tampering
+// into rep.
+func record(rep *Report, report *pytest.Report, integ pytest.Integrity, kind map[string]string, ids canary.Run) {
 	rep.Tampering = append(rep.Tampering, integ.Problems...)
 	rep.DiskLimit = rep.DiskLimit || integ.DiskFull
+	for _, a := range integ.Audit {
+		if len(rep.Audit) < maxAudit {
+			rep.Audit = append(rep.Audit, a)
+		}
+	}
 	for _, o := range report.Outcomes {
-		id := o.ID
+		if twin, ok := ids.Canaries[o.ID]; ok {
+			rep.Canaries = append(rep.Canaries, CanaryResult{ID: o.ID, Twin: twin, Status: string(o.Status)})
+			continue
+		}
+		id := ids.Back[o.ID]
 		k := kind[id]
 		passed := pytest.Passed(o.Status)
 		if k == "P2P" {
@@ -835,12 +981,15 @@ func record(rep *Report, report *pytest.Report, integ pytest.Integrity, kind map
 		}
 		tr := TestResult{Kind: k, Status: string(o.Status), Passed: passed, ExcType: pytest.FailureMode(o),
 			Message: o.Message, Seconds: o.Seconds}
-		if passed && !integ.Trusted(id) {
+		if passed && (!integ.Trusted(o.ID) || len(integ.Unverified) > 0) {
 			tr.Status, tr.Passed, tr.ExcType = string(pytest.StatusMissing), false, Unverified
 		}
 		rep.Tests[id] = tr
 	}
 }
+
+// maxAudit bounds the audit records a report keeps.
+const maxAudit = 200
 
 // expected lists, by test file, the ids a flow runs, and each id's kind.
 func expected(in *bench.Instance, agent bool) (byFile map[string][]string, order []string, kind map[string]string) {
@@ -889,9 +1038,14 @@ func Regrade(ds *bench.Dataset, in *bench.Instance, rep Report, files map[string
 		return nil, fmt.Errorf("the report claims the %q flow; %s grades this instance with the %q flow", rep.Flow, ds.DisplayName(), flow)
 	}
 	out := rep
-	out.Tests, out.Tampering, out.DiskLimit = map[string]TestResult{}, nil, false
+	out.Tests, out.Tampering, out.DiskLimit, out.Canaries, out.Audit = map[string]TestResult{}, nil, false, nil, nil
+	out.Runs = slices.Clone(rep.Runs)
 	byFile, _, kind := expected(in, flow == "agent_code")
+	last := 1
 	for _, run := range rep.Runs {
+		last = max(last, run.Try)
+	}
+	for i, run := range rep.Runs {
 		var ids []string
 		for _, file := range run.Files {
 			ids = append(ids, byFile[file]...)
@@ -902,15 +1056,36 @@ func Regrade(ds *bench.Dataset, in *bench.Instance, rep Report, files map[string
 		if files[run.Log+".stdout"] == nil {
 			return nil, fmt.Errorf("the logs lack %s.stdout, the output of the run of %s", run.Log, strings.Join(run.Files, ", "))
 		}
+		var m *canary.Mapping
+		switch {
+		case run.Canaries != "":
+			raw := files[run.Canaries+"."+canaryOut]
+			if raw == nil {
+				return nil, fmt.Errorf("the logs lack %s.%s, the canaries of the run of %s", run.Canaries, canaryOut, strings.Join(run.Files, ", "))
+			}
+			var err error
+			if m, err = canary.ParseMapping(raw); err != nil {
+				return nil, err
+			}
+		case len(in.Canaries) > 0:
+			return nil, fmt.Errorf("the run of %s had no canaries; the dataset gives this instance %d places for them", strings.Join(run.Files, ", "), len(in.Canaries))
+		}
+		ids2 := m.Ids(ids)
 		report, integ, err := outcomes(pytest.Input{
 			JUnitXML: files[run.Log+".xml"], JSONL: files[run.Log+".jsonl"],
 			Stdout: files[run.Log+".stdout"], Stderr: files[run.Log+".stderr"],
-			ExitCode: run.ExitCode, TimedOut: run.TimedOut, Expected: ids,
+			ExitCode: run.ExitCode, TimedOut: run.TimedOut, Expected: ids2.Expected,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("reading the outcomes of %s: %w", strings.Join(run.Files, ", "), err)
 		}
-		record(&out, report, integ, kind)
+		out.Runs[i].Unverified = integ.Unverified
+		if max(run.Try, 1) < last {
+			// An earlier try: its tampering counts, its outcomes do not.
+			out.Tampering = append(out.Tampering, integ.Problems...)
+			continue
+		}
+		record(&out, report, integ, kind, ids2)
 	}
 	grade(&out, in)
 	return &out, nil
@@ -934,6 +1109,12 @@ func grade(rep *Report, in *bench.Instance) {
 			sort.Strings(rep.FailureModes)
 		}
 	}()
+	rep.AuditFlags = auditFlags(rep, in)
+	for _, p := range tampering(rep, in) {
+		if !slices.Contains(rep.Tampering, p) {
+			rep.Tampering = append(rep.Tampering, p)
+		}
+	}
 	if len(rep.Tampering) > 0 {
 		// Nothing this run reported can be believed.
 		rep.FailureModes = []string{GraderTampering}
@@ -989,6 +1170,55 @@ func grade(rep *Report, in *bench.Instance) {
 		rep.FailureModes = append(rep.FailureModes, m)
 	}
 	sort.Strings(rep.FailureModes)
+}
+
+// tampering is what the canaries, the audit and the tries prove beyond
+// the runs' own checks: a canary that passed beside the test it copies
+// (the two expect different values: the outcome was read from the tests,
+// or forged), the tests' code swapped or a test file opened by the
+// prediction's code where the gold patch's code did neither, and a second
+// try unverified like the first.
+func tampering(rep *Report, in *bench.Instance) []string {
+	var out []string
+	for _, c := range rep.Canaries {
+		if pytest.Passed(pytest.Status(c.Status)) && rep.Tests[c.Twin].Passed {
+			out = append(out, fmt.Sprintf("canary %s, a copy of %s that expects another value, passed beside it", c.ID, c.Twin))
+		}
+	}
+	for _, a := range rep.Audit {
+		switch {
+		case a.Kind == "test-file" && !slices.Contains(in.GoldAudit, a.Kind):
+			out = append(out, fmt.Sprintf("the prediction's code (%s) opened the test file %s", a.At, a.Target))
+		case a.Kind == "code-swap" && strings.HasPrefix(a.Target, "test ") && !slices.Contains(in.GoldAudit, a.Kind):
+			out = append(out, fmt.Sprintf("the prediction's code (%s) replaced the code of the %s", a.At, a.Target))
+		}
+	}
+	last, unverified := 1, 0
+	for _, r := range rep.Runs {
+		last = max(last, r.Try)
+	}
+	for _, r := range rep.Runs {
+		if max(r.Try, 1) == last && len(r.Unverified) > 0 {
+			unverified++
+		}
+	}
+	if last >= 2 && unverified > 0 {
+		out = append(out, fmt.Sprintf("unverified in a fresh container too (%d runs)", unverified))
+	}
+	return out
+}
+
+// auditFlags are the kinds of the report's audit records that the gold
+// patch's runs did not make, sorted.
+func auditFlags(rep *Report, in *bench.Instance) []string {
+	var out []string
+	for _, a := range rep.Audit {
+		if !slices.Contains(in.GoldAudit, a.Kind) && !slices.Contains(out, a.Kind) {
+			out = append(out, a.Kind)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func orUnknown(s string) string {
@@ -1094,4 +1324,45 @@ func StartingPoint(ctx context.Context, box *container.Container, ds *bench.Data
 		}
 	}
 	return AgentDir(ds, in), nil
+}
+
+// DerivedCanaries reads, from a derivation run of the gold patch
+// (Task.DeriveCanaries), the canary places grading may use on the instance
+// (canary.Sound): rep is the attempt's report and files its test outputs.
+func DerivedCanaries(in *bench.Instance, rep *Report, files map[string][]byte) ([]bench.Canary, error) {
+	last := 1
+	for _, r := range rep.Runs {
+		last = max(last, r.Try)
+	}
+	var m *canary.Mapping
+	for _, r := range rep.Runs {
+		if max(r.Try, 1) == last && r.Canaries != "" {
+			raw := files[r.Canaries+"."+canaryOut]
+			if raw == nil {
+				return nil, fmt.Errorf("the outputs lack %s.%s", r.Canaries, canaryOut)
+			}
+			var err error
+			if m, err = canary.ParseMapping(raw); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	if m == nil {
+		return nil, fmt.Errorf("the run of %s added no canaries", in.InstanceID)
+	}
+	status := map[string]string{}
+	for _, c := range rep.Canaries {
+		status[c.ID] = c.Status
+	}
+	run := m.Ids(in.FailToPass)
+	return canary.Sound(run,
+		func(id string) bool { return rep.Tests[id].Passed },
+		func(id string) bool {
+			switch pytest.Status(status[id]) {
+			case pytest.StatusFailed, pytest.StatusError:
+				return true
+			}
+			return false
+		}), nil
 }

@@ -132,7 +132,7 @@ func Result(ds *bench.Dataset, meta Meta, reps []*Report) (bench.Result, bool) {
 		F2PPassed: []string{}, F2PFailed: []string{}, P2PPassed: []string{}, P2PFailed: []string{},
 		FilesChanged: r.FilesChanged, TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: r.Cost,
 		FailureModes: r.FailureModes, ApplyMethod: r.ApplyMethod, FileRecall: r.FileRecall,
-		Flags: r.Flags, Measured: r.Measured,
+		Flags: r.Flags, Measured: r.Measured, Audit: r.AuditFlags,
 	}
 	d := math.Round(r.Seconds*100) / 100
 	res.Duration = &d

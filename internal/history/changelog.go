@@ -287,7 +287,7 @@ func entries(lines []string, from, to int, heads map[int]heading) []Entry {
 	var items []*item
 	blank := true // the line before was blank (or the section's start)
 	fence := ""   // the fence of the code block being passed, if any
-	for i := from; i < to; i++ {
+	for i := from; i < to && len(items) < 4*MaxEntries; i++ {
 		l := lines[i]
 		if t := strings.TrimSpace(l); fence != "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			switch {
@@ -465,7 +465,8 @@ var (
 	mdLinkFull       = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	mdLinkRef        = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
 	codeSpan         = regexp.MustCompile("`([^`]+)`")
-	emphasis         = regexp.MustCompile(`(\*\*|__|\*|\b_)([^*_]+?)(\*\*|__|\*|_\b)`)
+	emphasis         = regexp.MustCompile(`(\*\*|\*)([^*]+?)(\*\*|\*)`)
+	underlined       = regexp.MustCompile(`^_(.*)_$`) // a whole line in italics; a name's underscores stay
 	bareURL          = regexp.MustCompile(`<?https?://[^\s>)\]]+>?`)
 	refInParens      = regexp.MustCompile(`(?i)\(\s*(?:(?:PR|pull|GH-|issue)?\s*#?\d{1,9}\s*,?\s*)+\)`)
 	spaceRun         = regexp.MustCompile(`\s+`)
@@ -480,6 +481,7 @@ func plain(s string) string {
 	s = mdLinkRef.ReplaceAllString(s, "$1")
 	s = codeSpan.ReplaceAllString(s, "$1")
 	s = emphasis.ReplaceAllString(s, "$2")
+	s = underlined.ReplaceAllString(strings.TrimSpace(s), "$1")
 	s = bareURL.ReplaceAllString(s, "")
 	s = refInParens.ReplaceAllString(s, "")
 	s = spaceRun.ReplaceAllString(s, " ")

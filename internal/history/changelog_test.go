@@ -2,6 +2,7 @@ package history
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -329,4 +330,63 @@ func versions(cl *Changelog) []string {
 		out = append(out, s.Version)
 	}
 	return out
+}
+
+// A section of a hundred thousand labels gives bounded entries: the
+// items read are bounded before the labels' pass, which is quadratic
+// (without the bound this test runs for hours).
+func TestParseChangelogHuge(t *testing.T) {
+	src := "## 1.0\n\n" + strings.Repeat("- x:\n  - y\n", 100_000)
+	cl := ParseChangelog("CHANGELOG.md", []byte(src))
+	if len(cl.Sections) != 1 || len(cl.Sections[0].Entries) > MaxEntries {
+		t.Fatalf("%d sections, %d entries", len(cl.Sections), len(cl.Sections[0].Entries))
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		// What an entry is about: the roles' targets, not its literals.
+		{":func:`sample` now accepts ``counts`` and ``strict`` parameters", []string{"sample"}},
+		{"Added [`strutils.ellipsize`][strutils.ellipsize] for truncation", []string{"ellipsize", "strutils.ellipsize"}},
+		{"The :meth:`~widgets.Grid.snap` method rounds", []string{"snap", "widgets.Grid.snap"}},
+		// Without a reference, the names it mentions.
+		{"Streams accept a ``chunk_size``", []string{"chunk_size"}},
+		{"merge_with takes a default", []string{"merge_with"}},
+		{"Faster groupby", nil},
+	} {
+		if got := Identifiers(c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Identifiers(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	// A pull request about another function that shares a parameter's
+	// name is not linked.
+	prs := []PullRequest{
+		{Number: 1, Title: "Add option strict to sort_together"},
+		{Number: 2, Title: "Speed up sample()"},
+		(PullRequest{Number: 3, Title: "Speed-ups"}).WithChanged("@@ -1 +1 @@ def sample(iterable, k, counts=None):\n-x\n+y\n"),
+	}
+	e := Entry{Text: ":func:`sample` now accepts ``counts`` and ``strict`` parameters", Kind: Feature}
+	if got := link(e, prs); !reflect.DeepEqual(got, []Link{{2, LinkMatched}}) {
+		t.Errorf("links %+v, want #2 (by its title; #3 by its code only when no title matches)", got)
+	}
+	if got := link(e, []PullRequest{prs[0], prs[2]}); !reflect.DeepEqual(got, []Link{{3, LinkMatched}}) {
+		t.Errorf("links %+v, want #3 (by its code)", got)
+	}
+}
+
+func TestPlain(t *testing.T) {
+	for in, want := range map[string]string{
+		":func:`last` now works when ``__reversed__`` is ``None`` (#12)":     "last now works when __reversed__ is None",
+		"Added [`strutils.ellipsize`][strutils.ellipsize] for **long** text": "Added strutils.ellipsize for long text",
+		"_(July 17, 2026)_": "(July 17, 2026)",
+		"See `the docs <https://example.invalid/x>`_ and https://example.invalid": "See the docs and",
+		"snake_case_names stay": "snake_case_names stay",
+	} {
+		if got := Plain(in); got != want {
+			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

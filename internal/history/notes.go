@@ -182,10 +182,12 @@ func dedupe(ls []Link) []Link {
 }
 
 var (
-	spanIdent  = regexp.MustCompile("`+(?:[^`]*?<)?~?([A-Za-z_][\\w.]*)(?:\\(\\))?>?`+")
-	dottedName = regexp.MustCompile(`\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b`)
-	underName  = regexp.MustCompile(`\b[A-Za-z]\w*_\w+\b`)
-	camelName  = regexp.MustCompile(`\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b`)
+	roleTarget  = regexp.MustCompile(":(?:py:)?(?:func|meth|class|mod|attr|obj|data|exc|func|function|method):`~?(?:[^`<]*<)?([A-Za-z_][\\w.]*)(?:\\(\\))?>?`")
+	singleSpan  = regexp.MustCompile("(?:^|[^`:])`([A-Za-z_][\\w.]*)(?:\\(\\))?`(?:[^`_]|$)")
+	literalSpan = regexp.MustCompile("``([A-Za-z_][\\w.]*)(?:\\(\\))?``")
+	dottedName  = regexp.MustCompile(`\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b`)
+	underName   = regexp.MustCompile(`\b[A-Za-z]\w*_\w+\b`)
+	camelName   = regexp.MustCompile(`\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b`)
 )
 
 // commonIdents are names too common to tell one pull request from
@@ -195,35 +197,49 @@ var commonIdents = map[string]bool{"self": true, "none": true, "true": true, "fa
 	"dict": true, "set": true, "tuple": true, "bytes": true, "type": true, "object": true, "value": true, "key": true,
 	"keys": true, "values": true, "items": true, "copy": true, "len": true, "iter": true, "next": true, "e.g": true, "i.e": true}
 
-// Identifiers are the code names an entry mentions, each dotted name also
-// by its last part ("strutils.ellipsize" gives "ellipsize").
+// Identifiers are the code names an entry is about, each dotted name also
+// by its last part ("strutils.ellipsize" gives "ellipsize"): the
+// functions, classes and modules it refers to (a Sphinx role's target, a
+// code span holding a name) when it refers to any; else the names it
+// mentions otherwise (a literal such as a parameter's, a dotted,
+// underscored or CamelCase word). An entry about one function that names
+// its new parameter is about that function, not about every change that
+// mentions a parameter of that name.
 func Identifiers(text string) []string {
-	var out []string
-	add := func(s string) {
-		s = strings.Trim(s, ".")
-		if len(s) < 3 || commonIdents[strings.ToLower(s)] || slices.Contains(out, s) {
-			return
+	collect := func(names []string) []string {
+		var out []string
+		for _, n := range names {
+			if strings.Contains(n, "://") {
+				continue
+			}
+			for _, x := range []string{n, n[strings.LastIndexByte(n, '.')+1:]} {
+				x = strings.Trim(x, ".")
+				if len(x) >= 3 && !commonIdents[strings.ToLower(x)] && !slices.Contains(out, x) {
+					out = append(out, x)
+				}
+			}
 		}
-		out = append(out, s)
+		slices.Sort(out)
+		return out
+	}
+	var primary []string
+	for _, m := range roleTarget.FindAllStringSubmatch(text, -1) {
+		primary = append(primary, m[1])
+	}
+	for _, m := range singleSpan.FindAllStringSubmatch(text, -1) {
+		primary = append(primary, m[1])
+	}
+	if ids := collect(primary); len(ids) > 0 {
+		return ids
 	}
 	var names []string
-	for _, m := range spanIdent.FindAllStringSubmatch(text, -1) {
+	for _, m := range literalSpan.FindAllStringSubmatch(text, -1) {
 		names = append(names, m[1])
 	}
 	names = append(names, dottedName.FindAllString(text, -1)...)
 	names = append(names, underName.FindAllString(text, -1)...)
 	names = append(names, camelName.FindAllString(text, -1)...)
-	for _, n := range names {
-		if strings.Contains(n, "://") {
-			continue
-		}
-		add(n)
-		if i := strings.LastIndexByte(n, '.'); i >= 0 {
-			add(n[i+1:])
-		}
-	}
-	slices.Sort(out)
-	return out
+	return collect(names)
 }
 
 func mentions(text string, ids []string) bool {

@@ -55,6 +55,25 @@ var (
 	prNumber   = regexp.MustCompile(`#(\d{1,9})`)
 )
 
+// squashBody is a squash commit's message after its subject: the pull
+// request's description, unless it is only what GitHub writes by default,
+// the squashed commits' subjects as a bullet list (and trailers), which
+// describes the branch's history, not the change: then "".
+func squashBody(rest string) string {
+	rest = strings.TrimSpace(rest)
+	for _, l := range strings.Split(rest, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "", strings.HasPrefix(t, "* "), trailer.MatchString(t):
+		default:
+			return rest
+		}
+	}
+	return ""
+}
+
+var trailer = regexp.MustCompile(`^(?i:co-authored-by|signed-off-by|reviewed-by|acked-by|tested-by):`)
+
 // maxNumber bounds a pull request's number (bench's pull_number).
 const maxNumber = 1 << 30
 
@@ -104,7 +123,7 @@ func FromCommit(c Commit) (pr PullRequest, ok bool, reason string) {
 		return pr, false, "names pull request number " + nums[0][1]
 	}
 	title := strings.TrimSpace(strings.TrimSuffix(subject, tail))
-	return PullRequest{Number: n, Title: OneLine(title, MaxTitle), Body: strings.TrimSpace(rest),
+	return PullRequest{Number: n, Title: OneLine(title, MaxTitle), Body: squashBody(rest),
 		Base: c.Parents[0], Merge: c.Hash, Date: c.Date, From: FromSquash}, true, ""
 }
 

@@ -218,14 +218,16 @@ func TestSquashNamingTwoPullRequests(t *testing.T) {
 	r.write("a.py", "A = 3\n")
 	list := r.commit("Several at once (#9, #10)")
 	r.write("a.py", "A = 4\n")
-	revert := r.commit(`Revert "Add a and b (#3)" (#11)`)
+	revert := r.commit("Revert \"Add a and b (#3)\" (#11)\n\n* first try\n\n* second try\n\nCo-authored-by: B <b@example.invalid>")
 	ctx := context.Background()
 	cs, err := r.g().Commits(ctx, []string{revert, list, two})
 	if err != nil {
 		t.Fatal(err)
 	}
 	prs, skipped := PullRequests(cs)
-	if len(prs) != 1 || prs[0].Number != 11 || prs[0].Title != `Revert "Add a and b (#3)"` {
+	// GitHub's default squash message lists the squashed commits: no
+	// description.
+	if len(prs) != 1 || prs[0].Number != 11 || prs[0].Title != `Revert "Add a and b (#3)"` || prs[0].Body != "" {
 		t.Errorf("pull requests %+v", prs)
 	}
 	if len(skipped) != 2 || !strings.Contains(skipped[0].Reason, "#9 and #10") || !strings.Contains(skipped[1].Reason, "#3 and #4") {

@@ -50,6 +50,10 @@ type RunOptions struct {
 	// CopyJUnitTo, with Runner, is where the runner copies the JUnit XML
 	// after pytest ends (Docker cannot copy out of a tmpfs mount).
 	CopyJUnitTo string
+	// Audit, with Runner and PluginDir (which then holds [AuditFile]),
+	// records into the stream what code of Root or of PythonPath does
+	// that a feature's code has no business doing (audit.py).
+	Audit bool
 }
 
 // Command returns the argv that runs o's file:
@@ -76,8 +80,14 @@ func Command(o RunOptions) []string {
 			o.Runner + "=" + runnerDigest}
 		if o.PluginDir != "" {
 			argv = append(argv, path.Join(o.PluginDir, PluginFile)+"="+pluginDigest)
+			if o.Audit {
+				argv = append(argv, path.Join(o.PluginDir, AuditFile)+"="+auditDigest)
+			}
 		}
 		argv = append(argv, "--", "--user", o.User, "--stream", o.JSONL, "--cwd", o.Root)
+		if o.Audit && o.PluginDir != "" {
+			argv = append(argv, "--audit", o.Root)
+		}
 		if o.PluginDir != "" {
 			argv = append(argv, "--plugin-dir", o.PluginDir)
 		}

@@ -17,11 +17,22 @@ var runnerSource string
 //go:embed boot.py
 var bootSource string
 
+//go:embed audit.py
+var auditSource string
+
+// AuditFile is the name the audit module is installed under, beside the
+// plugin: the runner imports it before pytest (see [RunOptions].Audit).
+const AuditFile = "featbench_audit.py"
+
+// AuditSource returns the audit module's Python source.
+func AuditSource() []byte { return []byte(auditSource) }
+
 // The SHA-256 of the runner and the plugin, which boot.py checks before
 // root runs the one and the tests' user imports the other.
 var (
 	runnerDigest = digest(runnerSource)
 	pluginDigest = digest(pluginSource)
+	auditDigest  = digest(auditSource)
 )
 
 func digest(s string) string {

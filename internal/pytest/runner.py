@@ -11,6 +11,9 @@ the child cannot open: what the plugin wrote cannot be taken back or
 rewritten by the code under test. The exit status is the child's (128+N
 for a signal).
 
+Or, as root, ``python3 -I featbench_run.py --kill-user UID:GID``: kills
+every process of that user, until none is left, and does nothing else.
+
 Options:
   --user UID:GID      the unprivileged user the tests run as
   --stream PATH       where the plugin's stream is written (by this process)
@@ -22,12 +25,25 @@ Options:
   --copy SRC DST      after pytest: copies the file SRC (the JUnit XML the
                       user wrote, in a folder engines cannot copy from) to
                       DST, never through a link, at most 64 MiB
+  --audit ROOT        records what code of ROOT (the repository) or of a
+                      --path folder does that code under test has no
+                      business doing (featbench_audit.py, in --plugin-dir)
+
+When pytest has exited, every process of the tests' user is killed (a
+process the tests forked may hold the stream's pipe or rewrite the JUnit
+XML), and only then is the rest of the stream read and the JUnit XML
+copied. The stream's file ends with a line of this process's own, "end",
+which counts the bytes the tests' side wrote before it, how pytest ended
+(its exit status, or the signal that killed it) and how many processes
+were left: nothing the tests write can come after it, or stand in for it.
 """
 
+import json
 import os
 import signal
 import sys
 import threading
+import time
 
 
 def _parse(argv):
@@ -51,6 +67,8 @@ def _parse(argv):
             opts["paths"].append(v)
         elif a == "--plugin-dir":
             opts["plugin_dir"] = v
+        elif a == "--audit":
+            opts["audit"] = v
         elif a == "--copy" and i + 2 < len(argv):
             opts["copy"].append((v, argv[i + 2]))
             i += 1
@@ -68,7 +86,9 @@ def _child(opts, args, w):
     if w != 3:
         os.dup2(w, 3)
         os.close(w)
-    os.set_inheritable(3, True)
+    # Not passed on to programs the tests start (a fork still has it: the
+    # parent kills every process of the user once pytest has exited).
+    os.set_inheritable(3, False)
     os.environ["FEATBENCH_STREAM_FD"] = "3"
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     os.environ.pop("PYTHONPATH", None)
@@ -79,6 +99,11 @@ def _child(opts, args, w):
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != os.path.abspath(os.path.dirname(__file__))]
     if opts.get("plugin_dir"):
         sys.path.insert(0, opts["plugin_dir"])
+    if opts.get("audit"):
+        # Before pytest or any code of the repository is imported.
+        import featbench_audit  # noqa: E402
+
+        featbench_audit.install(3, opts["audit"], opts["paths"])
     import pytest  # noqa: E402
 
     import featbench_pytest  # noqa: E402
@@ -106,7 +131,7 @@ def _child(opts, args, w):
     os._exit(int(code))
 
 
-def _copy(r, out):
+def _copy(r, out, count):
     while True:
         try:
             chunk = os.read(r, 65536)
@@ -118,6 +143,49 @@ def _copy(r, out):
             return
         out.write(chunk)
         out.flush()
+        count[0] += len(chunk)
+
+
+def _user_pids(uid):
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.stat("/proc/" + name).st_uid == uid:
+                pids.append(int(name))
+        except OSError:
+            pass
+    return pids
+
+
+def _kill_user(uid, gid):
+    """Kills every process of the tests' user, as that user (kill -1 from
+    inside reaches exactly the processes it may signal: its own), until
+    none is left. Returns how many there were."""
+    left = len(_user_pids(uid))
+    for _ in range(50):
+        if not _user_pids(uid):
+            break
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(gid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        while True:
+            try:
+                os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                break
+        time.sleep(0.01)
+    return left
 
 
 def _full(d):
@@ -152,6 +220,13 @@ def _copy_file(src, dst, limit=64 << 20):
 
 
 def main():
+    if sys.argv[1:2] == ["--kill-user"] and len(sys.argv) == 3:
+        # Only this: every process of the user, gone (the images need not
+        # have a kill program; a shell's builtin kills once, not until
+        # none is left).
+        uid, _, gid = sys.argv[2].partition(":")
+        sys.stdout.write("featbench_run: killed the %d processes of uid %s\n" % (_kill_user(int(uid), int(gid or uid)), uid))
+        sys.exit(0)
     opts, args = _parse(sys.argv[1:])
     if "uid" not in opts or "stream" not in opts:
         sys.stderr.write("featbench_run: --user and --stream are required\n")
@@ -178,10 +253,9 @@ def main():
 
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(s, forward)
-    # A process the tests forked may keep the pipe open after pytest ends:
-    # the stream is read until pytest has exited, then briefly, not to EOF.
     out = open(opts["stream"], "wb")
-    reader = threading.Thread(target=_copy, args=(r, out), daemon=True)
+    count = [0]
+    reader = threading.Thread(target=_copy, args=(r, out, count), daemon=True)
     reader.start()
     while True:
         try:
@@ -189,12 +263,29 @@ def main():
             break
         except InterruptedError:
             continue
-    reader.join(2)
-    # Whether the tests filled a folder they may write to: the last line of
-    # the stream, written by root after pytest ended.
+    # Nothing of the tests' user may outlive pytest: a process it forked
+    # could hold the pipe, write lines after the end or rewrite the JUnit
+    # XML once it is read. With every such process gone, the pipe's last
+    # writer is gone and the stream is read to its end.
+    left = _kill_user(opts["uid"], opts["gid"])
+    reader.join(10)
+    if reader.is_alive():
+        sys.stderr.write("featbench_run: the stream did not end after the tests' processes were killed\n")
+    # The stream's last line, root's: how many bytes the tests' side wrote
+    # (a line the tests forged as this one is caught by its count), how
+    # pytest ended, and whether the tests filled a folder they may write to.
     full = [d for d in ("/tmp", "/var/tmp", "/run/lock") if _full(d)]
+    end = {
+        "event": "end",
+        "stream_bytes": count[0],
+        "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        "left": left,
+        "disk_full": bool(full),
+    }
     try:
-        out.write(('{"event": "limits", "disk_full": %s}\n' % ("true" if full else "false")).encode())
+        # On a line of its own even after a line the tests left unended.
+        out.write(("\n" + json.dumps(end, sort_keys=True) + "\n").encode())
         out.flush()
     except ValueError:
         pass

@@ -21,7 +21,37 @@ type streamEvent struct {
 	Rootdir    string   `json:"rootdir"`
 	OK         *bool    `json:"ok"`        // check: pytest's machinery is as it started
 	Problems   []string `json:"problems"`  // check: what changed
-	DiskFull   bool     `json:"disk_full"` // limits: a folder the tests may write to is full
+	DiskFull   bool     `json:"disk_full"` // limits, end: a folder the tests may write to is full
+	// end: the runner's last line (runner.py).
+	StreamBytes *int64 `json:"stream_bytes"`
+	Exit        *int   `json:"exit"`
+	Signal      *int   `json:"signal"`
+	Left        int    `json:"left"`
+	// audit (audit.py).
+	Kind   string `json:"kind"`
+	What   string `json:"what"`
+	At     string `json:"at"`
+	Target string `json:"target"`
+}
+
+// AuditRecord is one thing the code under test did that the audit hook
+// records (audit.py): its kind, the audited event, where, and for a code
+// swap or a test file opened, what.
+type AuditRecord struct {
+	Kind   string `json:"kind"`
+	What   string `json:"what"`
+	At     string `json:"at"`
+	Target string `json:"target,omitempty"`
+}
+
+// runEnd is the runner's last line: how pytest ended, seen from outside it.
+type runEnd struct {
+	streamBytes int64 // what the tests' side wrote before it
+	at          int64 // where the line starts: after those bytes and a newline
+	last        bool  // nothing but blank lines follows it
+	exit        *int
+	signal      *int
+	left        int
 }
 
 // stream is what the JSON lines say.
@@ -44,7 +74,20 @@ type stream struct {
 	pending  []string
 	problems []string
 	diskFull bool
+	// The runner's end line (a run of the runner since it writes one);
+	// what came where it must not: a report twice, plugin lines after
+	// sessionfinish; and the audit hook's records.
+	end      *runEnd
+	ends     int
+	dups     []string
+	late     []string
+	audit    []AuditRecord
+	reported map[[2]string]bool
 }
+
+// maxAudit bounds the audit records kept of one run (the hook writes at
+// most 200).
+const maxAudit = 500
 
 // streamTest gathers the reports of one test, by phase.
 type streamTest struct {
@@ -52,21 +95,47 @@ type streamTest struct {
 }
 
 func parseStream(data []byte) stream {
-	s := stream{tests: map[string]*streamTest{}, trusted: map[string]bool{}}
+	s := stream{tests: map[string]*streamTest{}, trusted: map[string]bool{}, reported: map[[2]string]bool{}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return s
 	}
 	s.present = true
+	var at int64
 	for _, line := range bytes.Split(data, []byte("\n")) {
+		start := at
+		at += int64(len(line)) + 1
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
+		}
+		if s.end != nil {
+			s.end.last = false
 		}
 		var ev streamEvent
 		if err := json.Unmarshal(line, &ev); err != nil {
 			s.bad++
 			continue
 		}
+		if s.finished {
+			switch ev.Event {
+			case "check", "audit", "end", "limits":
+				// The plugin's last check, the audit hook, the runner.
+			default:
+				s.late = append(s.late, ev.Event+" "+ev.NodeID)
+			}
+		}
 		switch ev.Event {
+		case "end":
+			s.diskFull = s.diskFull || ev.DiskFull
+			s.ends++
+			e := &runEnd{at: start, last: true, exit: ev.Exit, signal: ev.Signal, left: ev.Left, streamBytes: -1}
+			if ev.StreamBytes != nil {
+				e.streamBytes = *ev.StreamBytes
+			}
+			s.end = e
+		case "audit":
+			if len(s.audit) < maxAudit {
+				s.audit = append(s.audit, AuditRecord{Kind: ev.Kind, What: ev.What, At: ev.At, Target: ev.Target})
+			}
 		case "sessionstart":
 			s.started, s.pytest = true, ev.Pytest
 		case "sessionfinish":
@@ -94,6 +163,11 @@ func parseStream(data []byte) stream {
 			}
 			s.pending = s.pending[:0]
 		case "report":
+			if k := [2]string{ev.NodeID, ev.When}; s.reported[k] {
+				s.dups = append(s.dups, ev.NodeID+" ("+ev.When+")")
+			} else {
+				s.reported[k] = true
+			}
 			s.pending = append(s.pending, ev.NodeID)
 			t := s.tests[ev.NodeID]
 			if t == nil {

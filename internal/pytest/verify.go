@@ -21,8 +21,19 @@ type Integrity struct {
 	// DiskFull says the tests filled a folder they may write to (the
 	// runner's last word, written as root after pytest ended).
 	DiskFull bool `json:"disk_full,omitempty"`
-	trusted  map[string]bool
-	tests    []string // every test id of the stream, in order
+	// Unverified says why the run's channels cannot be believed although
+	// no check saw pytest's machinery change: a stream whose end is not
+	// the runner's, a report twice, a line after the session's end, a
+	// second summary, a JUnit XML missing or cut short, a death by a
+	// signal the harness did not send, an exit status that contradicts the
+	// outcomes. The harness runs such a file again in a fresh container.
+	// Only runs of a runner that ends its stream (runner.py's "end") are
+	// held to this; earlier logs are read as they were.
+	Unverified []string `json:"unverified,omitempty"`
+	// Audit is what the audit hook recorded of the code under test.
+	Audit   []AuditRecord `json:"audit,omitempty"`
+	trusted map[string]bool
+	tests   []string // every test id of the stream, in order
 }
 
 // Trusted reports whether the outcome of id (a node id, or a file or class
@@ -48,7 +59,10 @@ func (g Integrity) Trusted(id string) bool {
 // Verify reads in's channels for tampering. rep is Parse's report of in.
 func Verify(in Input, rep *Report) Integrity {
 	s := parseStream(in.JSONL)
-	g := Integrity{Checked: s.checks > 0, DiskFull: s.diskFull, trusted: s.trusted, tests: s.order}
+	g := Integrity{Checked: s.checks > 0, DiskFull: s.diskFull, trusted: s.trusted, tests: s.order, Audit: s.audit}
+	if s.end != nil {
+		g.Unverified = unverified(in, rep, &s)
+	}
 	bad := func(format string, args ...any) {
 		if len(g.Problems) < 20 {
 			g.Problems = append(g.Problems, fmt.Sprintf(format, args...))
@@ -150,4 +164,62 @@ func firstLineWith(out []byte, s string) string {
 		line = line[:500]
 	}
 	return strings.ToValidUTF8(string(line), "\uFFFD")
+}
+
+// unverified lists what in a run of the ending runner cannot be believed
+// (see Integrity.Unverified).
+func unverified(in Input, rep *Report, s *stream) []string {
+	var out []string
+	add := func(format string, args ...any) {
+		if len(out) < 20 {
+			out = append(out, fmt.Sprintf(format, args...))
+		}
+	}
+	e := s.end
+	if !e.last || e.streamBytes+1 != e.at || s.ends > 1 {
+		add("the stream's last line is not the runner's end alone (%d end lines; the last counts %d bytes before it and stands at byte %d)", s.ends, e.streamBytes, e.at)
+	}
+	for _, d := range s.dups {
+		add("%s reported twice", d)
+	}
+	for _, l := range s.late {
+		add("a line after the session's end: %s", strings.TrimSpace(l))
+	}
+	if n := bytes.Count(in.Stdout, []byte(" short test summary info ")); n > 1 {
+		add("%d short test summary blocks in pytest's output", n)
+	}
+	if in.TimedOut {
+		// The harness stopped the run itself: a cut-short stream and XML
+		// are its doing.
+		return out
+	}
+	if e.signal != nil {
+		add("pytest was killed by signal %d, which the harness did not send", *e.signal)
+	}
+	j := parseJUnit(in.JUnitXML)
+	if s.started && !j.complete && !s.diskFull {
+		// (A full disk leaves no room for the XML: the run is DiskLimit,
+		// unresolved, whatever it says.)
+		if j.present {
+			add("the JUnit XML is cut short")
+		} else {
+			add("no JUnit XML, although the session started")
+		}
+	}
+	if e.exit != nil && s.finished && s.exit != *e.exit {
+		add("pytest's session ended with status %d, its process with %d", s.exit, *e.exit)
+	}
+	if e.exit != nil && *e.exit == 1 && rep.Finished {
+		failed := false
+		for _, o := range rep.Tests {
+			failed = failed || failing(o.Status)
+		}
+		for _, o := range rep.Collectors {
+			failed = failed || o.Status == StatusCollectionError
+		}
+		if !failed {
+			add("exit status 1 (tests failed), but no test failed")
+		}
+	}
+	return out
 }

@@ -309,6 +309,7 @@ func compare(got, want *bench.Result, duration bool, bad func(field, format stri
 		{"failure_modes", sorted(got.FailureModes), sorted(want.FailureModes)},
 		{"files_changed", got.FilesChanged, want.FilesChanged},
 		{"flags", got.Flags, want.Flags},
+		{"audit", got.Audit, want.Audit},
 		{"apply_method", got.ApplyMethod, want.ApplyMethod},
 		{"file_recall", got.FileRecall, want.FileRecall},
 		{"attempts", got.Attempts, want.Attempts},
