@@ -2,6 +2,8 @@ package bench
 
 import (
 	"time"
+
+	"github.com/featbench/featbench/internal/pylock"
 )
 
 // ManifestFile and InstancesFile are the two files of a dataset version
@@ -29,7 +31,11 @@ type Manifest struct {
 	Layout string `toml:"layout"`
 	// Level2 says how level 2 instances are evaluated: Level2AgentCode
 	// (the default, FeatureBench's from-scratch setting) or Level2InRepo.
-	Level2   string       `toml:"level2"`
+	Level2 string `toml:"level2"`
+	// Images says where each instance's environment comes from:
+	// ImagesBuild (the default: built from the repository's source) or
+	// ImagesInstance (the instance's image_name, from its registry).
+	Images   string       `toml:"images"`
 	Citation *Citation    `toml:"citation"`
 	Repos    []Repository `toml:"repositories"`
 	Splits   []Split      `toml:"splits"`
@@ -147,11 +153,40 @@ type Source struct {
 type Environment struct {
 	// Python picks the base image (internal/pybase): "3.11", Debian
 	// bookworm's, when empty.
-	Python     string   `toml:"python"`
+	Python string `toml:"python"`
+	// BaseImage, when set, is the base image instead: an image from a
+	// registry, pinned by digest (NAME@sha256:…), which cmd/collect
+	// resolved the repository's base_image to.
+	BaseImage  string   `toml:"base_image"`
 	Packages   []string `toml:"packages"`
 	PreInstall []string `toml:"pre_install"`
 	Install    []string `toml:"install"`
+	// Network is NetworkBuild when the commands took packages from a
+	// package index (behind cmd/collect's build gate, which reaches the
+	// index and nothing else); empty when they ran offline.
+	Network string `toml:"network,omitempty"`
+	// IndexURL and ExtraIndexURL are the indexes collection used (simple
+	// API URLs); cmd/eval fetches the locked files from them unless
+	// [eval] index_url names others.
+	IndexURL      string   `toml:"index_url,omitempty"`
+	ExtraIndexURL []string `toml:"extra_index_url,omitempty"`
+	// ExcludeNewer is the time (RFC 3339) collection hid files uploaded
+	// after, where the index said when (PEP 700).
+	ExcludeNewer string `toml:"exclude_newer,omitempty"`
+	// Lock pins what the commands took from the index: each package's
+	// name, version and the sha256 of the file installed, so that
+	// cmd/eval rebuilds the same environment from the dataset later.
+	Lock []pylock.Package `toml:"lock,omitempty"`
+	// Interpreter is the Python the harness runs pytest (and its guard)
+	// with in the image: "python3" from $PATH when empty, else an
+	// absolute path (a FeatureBench image's environment is
+	// /opt/miniconda3/envs/testbed/bin/python).
+	Interpreter string `toml:"interpreter"`
 }
+
+// NetworkBuild is Environment.Network of an environment whose install
+// took packages from a package index.
+const NetworkBuild = "build"
 
 // RepoStats are published per-repository averages of the gold solution.
 type RepoStats struct {

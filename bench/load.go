@@ -14,8 +14,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/featbench/featbench/internal/pybase"
+	"github.com/featbench/featbench/internal/pylock"
+	"github.com/featbench/featbench/internal/registry"
 	"github.com/featbench/featbench/internal/tomlstrict"
 )
 
@@ -263,6 +266,9 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 			ds.Instances, ps = readInstances(instPath, raw, repos, ps)
 		}
 	}
+	if ds.ImagesOrDefault() == ImagesInstance {
+		ps = checkInstanceImages(instPath, ds.Instances, ps)
+	}
 	if f.file(CollectionFile) != nil {
 		cp := filepath.Join(f.path, CollectionFile)
 		if raw, err := f.read(CollectionFile, maxCollectionFile); err != nil {
@@ -393,6 +399,9 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 	if m.Layout != "" && m.Layout != LayoutComplete && m.Layout != LayoutMasked {
 		bad("layout", "is %s; want %q (the source is the complete project, patch the gold solution) or %q (FeatureBench: patch is the masking diff)", tomlstrict.Quote(m.Layout), LayoutComplete, LayoutMasked)
 	}
+	if m.Images != "" && m.Images != ImagesBuild && m.Images != ImagesInstance {
+		bad("images", "is %s; want %q (built from each repository's source) or %q (each instance's image_name, from its registry)", tomlstrict.Quote(m.Images), ImagesBuild, ImagesInstance)
+	}
 	if m.Level2 != "" && m.Level2 != Level2AgentCode && m.Level2 != Level2InRepo {
 		bad("level2", "is %s; want %q or %q", tomlstrict.Quote(m.Level2), Level2AgentCode, Level2InRepo)
 	}
@@ -477,6 +486,16 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 			if msg := pybase.Check(env.Python); msg != "" {
 				bad(field+".environment.python", "%s", msg)
 			}
+			if env.BaseImage != "" {
+				if _, err := registry.PinnedRef(env.BaseImage); err != nil {
+					bad(field+".environment.base_image", "%v", err)
+				} else if len(env.Packages) > 0 {
+					bad(field+".environment.packages", "lists Debian packages, which go on the Debian bases only; a base_image from a registry brings its own (install more in pre_install)")
+				}
+			}
+			if p := env.Interpreter; p != "" && (!path.IsAbs(p) || path.Clean(p) != p || checkText(p, maxCommand, oneLine) != "" || strings.ContainsAny(p, " '\"\\$`")) {
+				bad(field+".environment.interpreter", "is %s; want an absolute path such as /opt/miniconda3/envs/testbed/bin/python", tomlstrict.Quote(p))
+			}
 			if len(env.Packages) > maxPackages {
 				bad(field+".environment.packages", "lists %d; at most %d", len(env.Packages), maxPackages)
 			}
@@ -500,6 +519,7 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 					text(f, cmd, maxCommand, oneLine)
 				}
 			}
+			checkNetwork(env, field+".environment", bad)
 		}
 		if st := r.Reported; st != nil {
 			text(field+".reported.source", st.Source, maxSource, oneLine)
@@ -729,6 +749,23 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 	return ps
 }
 
+// checkInstanceImages checks, in a dataset whose instances bring their
+// images (ImagesInstance), what grading takes from each instance: its
+// image, and the test settings of its repo_settings.
+func checkInstanceImages(path string, ins []*Instance, ps Problems) Problems {
+	for _, in := range ins {
+		if in.ImageName == "" {
+			ps.Add(path, in.Line, "image_name", "is required: the dataset's images are the instances' own (images = %q)", ImagesInstance)
+		} else if _, err := registry.Parse(in.ImageName); err != nil {
+			ps.Add(path, in.Line, "image_name", "%v", err)
+		}
+		if _, err := in.TestSettings(); err != nil {
+			ps.Add(path, in.Line, "repo_settings", "%v", err)
+		}
+	}
+	return ps
+}
+
 // checkProvenance checks how the instance says it was collected: a known
 // method, and what only history-based methods carry.
 func checkProvenance(in *Instance, bad func(field, format string, args ...any)) {
@@ -845,4 +882,118 @@ func checkID(s string, max int) string {
 		return msg
 	}
 	return checkText(s, max, oneLine)
+}
+
+// maxLock bounds the packages of an environment's lock.
+const maxLock = 2000
+
+// checkNetwork checks a networked environment's fields: the index URLs as
+// cmd/eval will reach them, and the lock it will install.
+func checkNetwork(env *Environment, field string, bad func(field, format string, args ...any)) {
+	switch env.Network {
+	case "", NetworkBuild:
+	default:
+		bad(field+".network", "is %s; want %q or none", tomlstrict.Quote(env.Network), NetworkBuild)
+	}
+	if env.Network == "" {
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"index_url", env.IndexURL != ""}, {"extra_index_url", len(env.ExtraIndexURL) > 0}, {"exclude_newer", env.ExcludeNewer != ""}, {"lock", len(env.Lock) > 0}} {
+			if f.set {
+				bad(field+"."+f.key, "is given, but network is not %q: the commands run offline", NetworkBuild)
+			}
+		}
+		return
+	}
+	if env.IndexURL != "" {
+		if msg := indexURLProblem(env.IndexURL); msg != "" {
+			bad(field+".index_url", "%s %s", tomlstrict.Quote(env.IndexURL), msg)
+		}
+	}
+	for j, u := range env.ExtraIndexURL {
+		if msg := indexURLProblem(u); msg != "" {
+			bad(fmt.Sprintf("%s.extra_index_url[%d]", field, j), "%s %s", tomlstrict.Quote(u), msg)
+		}
+	}
+	if env.ExcludeNewer != "" {
+		if _, err := time.Parse(time.RFC3339, env.ExcludeNewer); err != nil {
+			bad(field+".exclude_newer", "%s is not an RFC 3339 time", tomlstrict.Quote(env.ExcludeNewer))
+		}
+	}
+	if len(env.Lock) > maxLock {
+		bad(field+".lock", "lists %d packages; at most %d", len(env.Lock), maxLock)
+		return
+	}
+	for _, msg := range pylock.Check(env.Lock) {
+		k, m, _ := strings.Cut(msg, ": ")
+		bad(field+"."+k, "%s", m)
+	}
+}
+
+// indexURLProblem says what is wrong with a package index URL, "" when
+// nothing: an http(s) URL with a host, and no credentials (a dataset is
+// published).
+func indexURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return "is not an http(s) URL"
+	case u.User != nil:
+		return "holds credentials, which a published dataset must not"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "has a query or fragment"
+	}
+	return ""
+}
+
+// LoadSubmission reads and validates the dataset versions under root (as
+// LoadDatasets does) and the one submission folder dir, which must be a
+// submission folder under root: what validating a submission depends on,
+// so that a broken submission elsewhere does not stop it. The submission
+// is the Data's only one; attestations are not read.
+func LoadSubmission(ctx context.Context, root, dir string) (*Data, *Submission, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, t, ps, broken, err := loadDatasets(root)
+	if err != nil || t == nil {
+		return nil, nil, err
+	}
+	prefix := filepath.Join(root, "datasets") + string(filepath.Separator)
+	own := abs + string(filepath.Separator)
+	lock := filepath.Join(root, LockFile)
+	var mine Problems
+	for _, p := range ps {
+		if strings.HasPrefix(p.File, prefix) || p.File == root || p.File == lock || p.File == abs || strings.HasPrefix(p.File, own) {
+			mine = append(mine, p)
+		}
+	}
+	var f *folder
+	for _, s := range t.submissions {
+		if d, err := filepath.Abs(s.path); err == nil && d == abs {
+			f = s
+		}
+	}
+	if f == nil {
+		if err := mine.Err(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%s is not a submission folder under %s (submissions/<name>/<version>/<split>/<YYYYMMDD>_<slug>/)", dir, root)
+	}
+	var sub *Submission
+	if !f.bad {
+		var sps Problems
+		sub, _, sps = loadSubmission(f, data, broken, new([]byte))
+		mine = append(mine, sps...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := mine.Err(); err != nil {
+		return nil, nil, err
+	}
+	data.Submissions = []*Submission{sub}
+	return data, sub, nil
 }

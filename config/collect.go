@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/internal/pybase"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // Collect configures cmd/collect: where its work goes, how its datasets
@@ -39,10 +40,15 @@ type Repo struct {
 	License    string `toml:"license"`
 	// Source is a folder (relative to the project root) or a git
 	// repository (a URL or path git can clone offline), at Commit.
-	Source     string   `toml:"source"`
-	Commit     string   `toml:"commit"`
-	Python     string   `toml:"python"`   // the Python the tests need: it picks the base image (internal/pybase)
-	Packages   []string `toml:"packages"` // extra Debian packages (python3-*) in the base image
+	Source   string   `toml:"source"`
+	Commit   string   `toml:"commit"`
+	Python   string   `toml:"python"`   // the Python the tests need: it picks the base image (internal/pybase)
+	Packages []string `toml:"packages"` // extra Debian packages (python3-*) in the base image
+	// BaseImage, when set, is the base image instead of the Debian base
+	// of Python: any reference the engine can pull ("python:3.12-slim",
+	// "ghcr.io/o/img@sha256:…"), pulled with the user's docker
+	// credentials (never this file's) and pinned by digest in the dataset.
+	BaseImage  string   `toml:"base_image"`
 	PreInstall []string `toml:"pre_install"`
 	Install    []string `toml:"install"`
 	ImportName string   `toml:"import_name"` // the library's import name
@@ -63,6 +69,20 @@ type Repo struct {
 	MinLines         int      `toml:"min_lines"`          // full-set filter: lines of the gold patch
 	MinF2PPoints     int      `toml:"min_f2p_points"`     // full-set filter: fail-to-pass tests
 	Levels           []int    `toml:"levels"`             // task levels made: 1, 2 or both
+	// Network "build" lets pre_install and install take packages from a
+	// package index, through a build gate that reaches the index and
+	// nothing else (internal/gate); tests, grading and agents stay
+	// without network. Off ("" or "none") by default.
+	Network string `toml:"network"`
+	// IndexURL and ExtraIndexURL are the indexes (simple API URLs); by
+	// default pip's own configuration on this machine (PIP_INDEX_URL,
+	// pip.conf), else PyPI.
+	IndexURL      string   `toml:"index_url"`
+	ExtraIndexURL []string `toml:"extra_index_url"`
+	// ExcludeNewer "commit" (or a date YYYY-MM-DD) hides files uploaded
+	// after the source's commit date, where the index says when (PEP 700).
+	ExcludeNewer string `toml:"exclude_newer"`
+	IndexTimeout string `toml:"index_timeout"` // one wait on an index, e.g. "60s"
 
 	// Method is how instances are collected (bench.Method*): "test-driven"
 	// (the default, paper 000), or a history-based one, "release" (paper
@@ -114,6 +134,9 @@ const (
 // releaseKinds are the kinds of release-notes entries (history.Kinds).
 var releaseKinds = []string{"feature", "improvement", "fix", "other"}
 
+// NetworkBuild is Repo.Network for install steps with a package index.
+const NetworkBuild = "build"
+
 // SetDefaults fills a [[collect.repo]] table before the file's keys are
 // read into it.
 func (r *Repo) SetDefaults() {
@@ -130,6 +153,7 @@ func (r *Repo) SetDefaults() {
 		MinLines:         100,
 		MinF2PPoints:     10,
 		Levels:           []int{1, 2},
+		IndexTimeout:     "60s",
 		ReleaseKinds:     []string{"feature"},
 	}
 }
@@ -210,6 +234,13 @@ func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
 	if msg := pybase.Check(r.Python); msg != "" {
 		c.add(key+".python", "%s", msg)
 	}
+	if r.BaseImage != "" {
+		if _, err := registry.Parse(r.BaseImage); err != nil {
+			c.add(key+".base_image", "%v", err)
+		} else if len(r.Packages) > 0 {
+			c.add(key+".packages", "lists Debian packages, which go on the Debian bases only; with base_image, install what the image lacks in pre_install")
+		}
+	}
 	if len(r.Install) == 0 {
 		c.add(key+".install", "is missing: the commands that install the repository, e.g. [\"pip install --no-index --no-deps --no-build-isolation -e .\"]")
 	}
@@ -274,7 +305,66 @@ func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
 	if len(r.Levels) == 0 {
 		c.add(key+".levels", "is empty; want [1], [2] or [1, 2]")
 	}
+	c.checkNetwork(key, r)
 	c.checkMethod(key, r)
+}
+
+// checkNetwork checks the package index keys of a repository.
+func (c *checker) checkNetwork(key string, r *Repo) {
+	switch r.Network {
+	case "", "none", NetworkBuild:
+	default:
+		c.add(key+".network", "is %q; want \"build\" (install steps may reach a package index) or \"none\"", r.Network)
+	}
+	if r.Network != NetworkBuild {
+		for _, f := range []struct {
+			k   string
+			set bool
+		}{{"index_url", r.IndexURL != ""}, {"extra_index_url", len(r.ExtraIndexURL) > 0}, {"exclude_newer", r.ExcludeNewer != ""}} {
+			if f.set {
+				c.add(key+"."+f.k, "is set, but network is not \"build\": the install steps run offline")
+			}
+		}
+	}
+	if r.IndexURL != "" {
+		if msg := IndexURLProblem(r.IndexURL); msg != "" {
+			c.add(key+".index_url", "%q %s", r.IndexURL, msg)
+		}
+	}
+	for j, u := range r.ExtraIndexURL {
+		if msg := IndexURLProblem(u); msg != "" {
+			c.add(fmt.Sprintf("%s.extra_index_url[%d]", key, j), "%q %s", u, msg)
+		}
+	}
+	switch r.ExcludeNewer {
+	case "", "commit":
+		if r.ExcludeNewer == "commit" && r.Commit == "" {
+			c.add(key+".exclude_newer", "is \"commit\", but the source has no commit to take the date of: give a date YYYY-MM-DD")
+		}
+	default:
+		if _, err := time.Parse(time.DateOnly, r.ExcludeNewer); err != nil {
+			c.add(key+".exclude_newer", "%q is neither \"commit\" nor a date YYYY-MM-DD", r.ExcludeNewer)
+		}
+	}
+	if t, err := time.ParseDuration(r.IndexTimeout); err != nil || t <= 0 {
+		c.add(key+".index_timeout", "%q is not a positive duration such as \"60s\"", r.IndexTimeout)
+	}
+}
+
+// IndexURLProblem says what is wrong with a package index URL, "" when
+// nothing: an http(s) URL with a host and no credentials, which would be
+// written into the dataset (put them in pip's own configuration).
+func IndexURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return "is not an http(s) URL such as https://pypi.org/simple/"
+	case u.User != nil:
+		return "holds credentials, which would be written into the dataset"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "has a query or fragment"
+	}
+	return ""
 }
 
 // checkMethod checks the keys of the collection method, and gives the

@@ -55,6 +55,12 @@ type Eval struct {
 	// (the engine at docker_host) or "swarm" (a Docker Swarm; see Swarm).
 	Backend string `toml:"backend"`
 	Swarm   Swarm  `toml:"swarm"`
+	// IndexURL and ExtraIndexURL, when set, are where eval fetches the
+	// locked packages of a networked environment (network = "build")
+	// from, instead of the indexes its dataset names: a mirror, or a
+	// local index. The lock's hashes are checked whatever the index.
+	IndexURL      string   `toml:"index_url"`
+	ExtraIndexURL []string `toml:"extra_index_url"`
 }
 
 // Swarm is [eval.swarm]: the cluster of backend = "swarm" (docs/executors.md).
@@ -221,8 +227,21 @@ func (c *checker) validate(cfg *Config, root string) {
 
 // checkEval checks the [eval] table's values.
 func (c *checker) checkEval(e *Eval) {
+	if e.DockerHost != "" && !dockerHost.MatchString(e.DockerHost) {
+		c.add("eval.docker_host", "%q is not a Docker engine's address (unix:///path/to/docker.sock or tcp://host:port); leave it out for $DOCKER_HOST", e.DockerHost)
+	}
 	if e.Workers < 1 || e.Workers > 256 {
 		c.add("eval.workers", "is %d; want 1 to 256", e.Workers)
+	}
+	if e.IndexURL != "" {
+		if msg := IndexURLProblem(e.IndexURL); msg != "" {
+			c.add("eval.index_url", "%q %s", e.IndexURL, msg)
+		}
+	}
+	for j, u := range e.ExtraIndexURL {
+		if msg := IndexURLProblem(u); msg != "" {
+			c.add(fmt.Sprintf("eval.extra_index_url[%d]", j), "%q %s", u, msg)
+		}
 	}
 	for _, d := range []struct {
 		key, v string

@@ -243,6 +243,30 @@ endpoint = "ftp://x"
 	}
 }
 
+// TestLoadCollectNetwork: the package index keys of a repository, as
+// given and as refused.
+func TestLoadCollectNetwork(t *testing.T) {
+	const repo = "[[collect.repo]]\nrepository = \"a/b\"\nsource = \"src\"\ninstall = [\"pip install -e .\"]\nimport_name = \"b\"\n"
+	cfg, err := config.Load(write(t, repo+"network = \"build\"\nindex_url = \"http://127.0.0.1:8080/simple/\"\nexclude_newer = \"2024-01-31\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.Collect.Repos[0]; r.Network != config.NetworkBuild || r.IndexURL == "" || r.IndexTimeout != "60s" {
+		t.Errorf("repo = %+v", r)
+	}
+	_, err = config.Load(write(t, repo+"network = \"always\"\nindex_url = \"https://u:p@pypi.example/simple/\"\nextra_index_url = [\"ftp://x\"]\nexclude_newer = \"commit\"\nindex_timeout = \"soon\"\n"))
+	for _, want := range []string{"collect.repo[0].network", `"collect.repo[0].index_url": "https://u:p@pypi.example/simple/" holds credentials`,
+		"collect.repo[0].extra_index_url[0]", `"collect.repo[0].exclude_newer": is "commit", but the source has no commit`, "collect.repo[0].index_timeout"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %s", err, want)
+		}
+	}
+	_, err = config.Load(write(t, repo+"index_url = \"https://pypi.org/simple/\"\n"))
+	if err == nil || !strings.Contains(err.Error(), `"collect.repo[0].index_url": is set, but network is not "build"`) {
+		t.Errorf("an index without network: %v", err)
+	}
+}
+
 func TestLoadEval(t *testing.T) {
 	cfg, err := config.Load(write(t, "[eval]\nworkers = 4\nmemory = \"2g\"\ncpus = 2\ntest_file_timeout = \"90s\"\n"))
 	if err != nil {
@@ -556,6 +580,28 @@ func TestLoadHint(t *testing.T) {
 				t.Errorf("error %v, want one with %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestRepoBaseImage: collect.repo.base_image is a reference the engine
+// can pull; a bad one, or Debian packages beside it, is an error naming
+// the file, the line and the key.
+func TestRepoBaseImage(t *testing.T) {
+	repo := func(lines string) string {
+		return "[[collect.repo]]\nrepository = \"o/r\"\nsource = \"r\"\ninstall = [\"pip install .\"]\nimport_name = \"r\"\n" + lines
+	}
+	cfg, err := config.Load(write(t, repo(`base_image = "python:3.12-slim"`)))
+	if err != nil || cfg.Collect.Repos[0].BaseImage != "python:3.12-slim" {
+		t.Fatalf("base_image: %v", err)
+	}
+	for _, c := range []struct{ lines, want string }{
+		{`base_image = "Python:3.12"`, `:6: field "collect.repo[0].base_image": image reference "Python:3.12"`},
+		{"base_image = \"python:3.12-slim\"\npackages = [\"python3-yaml\"]", `:7: field "collect.repo[0].packages": lists Debian packages, which go on the Debian bases only`},
+	} {
+		path := write(t, repo(c.lines))
+		if _, err := config.Load(path); err == nil || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("%s: %v\nwant %s", c.lines, err, c.want)
+		}
 	}
 }
 

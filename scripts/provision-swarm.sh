@@ -13,19 +13,19 @@
 # as workers. Each node carries the label featbench.engine=<its socket>,
 # which is how the executor reaches a task's container on its node.
 #
-# The registry is Debian's docker-registry (2.8), listening on the bridge
-# and on the host's loopback at port 5077, storing under
-# /var/lib/featbench-swarm/registry. The nodes know it as 10.77.0.1:5077
+# The registry is Debian's docker-registry (2.8) that
+# scripts/provision-registry.sh starts, listening on the bridge and on the
+# host's loopback at port 5077. The nodes know it as 10.77.0.1:5077
 # (--insecure-registry); an engine on the host pushes to 127.0.0.1:5077,
 # which Docker treats as insecure by default.
 #
-# Idempotent: installs what is missing (docker.io, docker-registry,
-# iproute2), reuses what already answers, restarts a node whose engine
+# Idempotent: installs what is missing (docker.io, iproute2; the
+# registry's script its own), reuses what already answers, restarts a node whose engine
 # stopped (it rejoins the swarm from its data root).
 #
 # Progress goes to stderr; stdout carries only lines to eval:
 #   eval "$(bash scripts/provision-swarm.sh)"    # sets FEATBENCH_SWARM_*
-#   bash scripts/provision-swarm.sh --stop       # stops nodes and registry, removes the namespaces
+#   bash scripts/provision-swarm.sh --stop       # stops the nodes, removes the namespaces (provision-registry.sh --stop the registries)
 #   bash scripts/provision-swarm.sh --stop-node N  # stops node N's engine (tests: a node lost)
 #   eval "$(bash scripts/provision-swarm.sh --reset)"  # the swarm made anew: every node
 #       leaves it first, so the manager's store (services, tasks) starts empty; images stay
@@ -72,8 +72,7 @@ fi
 
 if [ "${1:-}" = "--stop" ]; then
 	for n in $(seq "$NODES"); do stop_node "$n"; done
-	pid="$(cat "$RUN/registry.pid" 2>/dev/null || true)"
-	if [ -n "$pid" ] && $SUDO kill "$pid" 2>/dev/null; then log "stopped the registry (pid $pid)"; fi
+	# The registries are provision-registry.sh's: --stop there stops them.
 	for n in $(seq "$NODES"); do
 		$SUDO ip netns del "fbswarm$n" 2>/dev/null || true
 	done
@@ -93,10 +92,9 @@ install() {
 	fi
 }
 command -v dockerd >/dev/null 2>&1 || install docker.io
-command -v docker-registry >/dev/null 2>&1 || install docker-registry
 command -v ip >/dev/null 2>&1 || install iproute2
 
-$SUDO mkdir -p "$RUN" "$LIB/registry" "$LOGDIR"
+$SUDO mkdir -p "$RUN" "$LOGDIR"
 
 # The bridge, with the host's address on it.
 if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
@@ -109,38 +107,9 @@ addrs="$(ip addr show dev "$BRIDGE")"
 grep -q "inet $HOSTIP/" <<<"$addrs" || $SUDO ip addr add "$HOSTIP/24" dev "$BRIDGE"
 $SUDO ip link set "$BRIDGE" up
 
-# The registry. Debian's package may have started its own service on
-# :5000 (or failed to, without systemd); ours is a separate process with
-# its own configuration and storage.
-registry_answers() { curl -fsS -m 5 "http://127.0.0.1:$PORT/v2/" >/dev/null 2>&1; }
-if registry_answers; then
-	log "registry already answers on :$PORT"
-else
-	cat >"$LIB/registry.yml" <<EOF
-version: 0.1
-log:
-  level: warn
-storage:
-  filesystem:
-    rootdirectory: $LIB/registry
-  delete:
-    enabled: true
-http:
-  addr: :$PORT
-EOF
-	log "starting docker-registry on :$PORT (log: $LOGDIR/registry.log)"
-	$SUDO setsid nohup docker-registry serve "$LIB/registry.yml" >>"$LOGDIR/registry.log" 2>&1 </dev/null &
-	echo $! | $SUDO tee "$RUN/registry.pid" >/dev/null
-	for i in $(seq 30); do
-		registry_answers && break
-		if [ "$i" -eq 30 ]; then
-			log "the registry did not answer within 30 s; last lines of its log:"
-			tail -n 20 "$LOGDIR/registry.log" >&2
-			exit 1
-		fi
-		sleep 1
-	done
-fi
+# The registry: scripts/provision-registry.sh's open one on :5077 (it also
+# starts the one with a password the registry tests use).
+bash "$(dirname "${BASH_SOURCE[0]}")/provision-registry.sh" >/dev/null
 
 # The nodes: a namespace, a veth pair to the bridge, a dockerd.
 for n in $(seq "$NODES"); do

@@ -4,6 +4,8 @@
 //
 //	collect --dataset NAME/VERSION [--repo OWNER/NAME] [--stage NAME] [--seed N]
 //	collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
+//	collect index --dir WHEELS [--addr HOST:PORT]
+//	collect import --featurebench FILE --dataset NAME/VERSION [--registry HOST]
 package main
 
 import (
@@ -34,6 +36,8 @@ func main() {
 
 const usage = `usage: collect --dataset NAME/VERSION [flags]
        collect graph --repo OWNER/NAME --file TEST_FILE [--format text|json|dot]
+       collect index --dir WHEELS [--addr HOST:PORT]
+       collect import --featurebench FILE --dataset NAME/VERSION [flags]
 
 Turns the repositories of featbench.toml's [[collect.repo]] tables into
 verified task instances (FeatureBench's method: run the tests, trace them,
@@ -57,9 +61,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if len(args) > 0 && args[0] == "graph" {
+	switch {
+	case len(args) > 0 && args[0] == "graph":
 		err = cmdGraph(ctx, args[1:], stdout, stderr)
-	} else {
+	case len(args) > 0 && args[0] == "index":
+		err = cmdIndex(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "import":
+		err = cmdImport(ctx, args[1:], stdout, stderr)
+	default:
 		err = cmdCollect(ctx, args, stdout, stderr)
 	}
 	switch {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/executor"
@@ -28,6 +29,9 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	build := fs.Bool("build", false, "build the images the dataset's repositories need")
 	dataset := fs.String("dataset", "", "with --build: the dataset `NAME/VERSION`")
 	bases := fs.Bool("bases", false, "build the base image of every Python a repository may name")
+	scan := fs.Bool("scan", false, "with --build: scan each image, and each instance's starting point, for the instances' solutions (exit 1 when a starting point holds some)")
+	var only multi
+	fs.Var(&only, "instance", "with --build: this instance `ID` only (repeatable)")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
@@ -37,6 +41,9 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *build && *bases {
 		return usageErr("--build and --bases are two commands: give one")
+	}
+	if (*scan || len(only) > 0) && !*build {
+		return usageErr("--scan and --instance go with --build --dataset NAME/VERSION")
 	}
 	mode := noData
 	if *build {
@@ -68,9 +75,23 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if ds == nil {
 			return usageErr("--build needs --dataset NAME/VERSION of a dataset under %s", pr.dataDir())
 		}
-		imgs, err := pr.buildImages(ctx, eng, ds, ds.Instances, stderr)
+		ins := ds.Instances
+		if len(only) > 0 {
+			ins = nil
+			for _, id := range only {
+				in := ds.Instance(id)
+				if in == nil {
+					return usageErr("--instance %s: no such instance in %s", id, ds.DisplayName())
+				}
+				ins = append(ins, in)
+			}
+		}
+		imgs, err := pr.buildImages(ctx, eng, ds, ins, stderr)
 		if err != nil {
 			return err
+		}
+		if *scan {
+			return scanDataset(ctx, eng, ds, ins, imgs, stdout, stderr)
 		}
 		repos := make([]string, 0, len(imgs))
 		for r := range imgs {
@@ -140,8 +161,9 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		// Children before parents: agent layers are built on environment
-		// images, environment images on the base image.
-		rank := map[string]int{"agent": 0, "env": 1, "base": 2}
+		// images, environment images on the base image or on a layer of
+		// Debian packages on it.
+		rank := map[string]int{"agent": 0, "env": 1, "layer": 2, "base": 3}
 		sort.SliceStable(list, func(i, j int) bool {
 			return rank[list[i].Labels[evaluate.LabelKind]] < rank[list[j].Labels[evaluate.LabelKind]]
 		})
@@ -172,5 +194,32 @@ func cleanSwarm(ctx context.Context, pr *project, eng *container.Engine, stdout,
 		return err
 	}
 	fmt.Fprintf(stdout, "removed %d services from the swarm at %s\n", n, pr.cfg.Eval.Swarm.Manager)
+	return nil
+}
+
+// scanDataset scans the images of the instances and each instance's
+// starting point, and fails when a starting point holds some of its
+// solution.
+func scanDataset(ctx context.Context, eng *container.Engine, ds *bench.Dataset, ins []*bench.Instance, imgs map[string]string, stdout, stderr io.Writer) error {
+	reps, err := scanImages(ctx, eng, ds, ins, imgs, stderr)
+	if err != nil {
+		return err
+	}
+	for _, img := range slicesSorted(reps) {
+		printLeaks(stdout, "image "+img, reps[img])
+	}
+	sps, err := scanStartingPoints(ctx, eng, ds, ins, imgs)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, id := range slicesSorted(sps) {
+		if printLeaks(stdout, "the starting point of "+id, sps[id]) > 0 {
+			bad++
+		}
+	}
+	if bad > 0 {
+		return exitError{code: 1, err: fmt.Errorf("%d of %d starting points hold some of their solution", bad, len(sps))}
+	}
 	return nil
 }

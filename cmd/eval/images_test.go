@@ -29,6 +29,24 @@ func (e *haveAll) Build(context.Context, string, string, []container.File, map[s
 	panic("nothing is built")
 }
 
+func (e *haveAll) BuildNetworked(context.Context, string, string, []container.File, map[string]string, container.BuildNetwork, io.Writer) error {
+	panic("nothing is built")
+}
+
+func (e *haveAll) Start(context.Context, container.Spec) (*container.Container, error) {
+	panic("nothing is started")
+}
+
+func (e *haveAll) RemoveImage(context.Context, string) error { panic("nothing is removed") }
+
+func (e *haveAll) Pull(context.Context, string, string, io.Writer) error {
+	panic("nothing is pulled")
+}
+
+func (e *haveAll) RepoDigests(context.Context, string) ([]string, error) {
+	panic("nothing is pulled")
+}
+
 // TestBuildImagesPython: a repository's environment is built on the base
 // of the Python its dataset.toml names, the one collection verified its
 // instances on; none named is the default's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -67,6 +68,14 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErr("--answer %q: give %s or %s", *answer, infer.AnswerDiff, infer.AnswerFiles)
 	case prompt && (*budget < 0 || *maxOutput < 0 || *promptTimeout <= 0):
 		return usageErr("--budget and --max-output cannot be negative, and --timeout must be positive")
+	}
+	if err := checkWorkers(fs, *workers); err != nil {
+		return err
+	}
+	if *upstream != "" {
+		if u, err := url.Parse(*upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageErr("--upstream %q: want an http(s) URL, the model API's base (e.g. https://api.openai.com/v1)", *upstream)
+		}
 	}
 	pr, err := pf.open(ctx, datasetsOnly)
 	if err != nil {

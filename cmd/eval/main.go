@@ -7,6 +7,7 @@
 //	eval validate DIR [--rerun]
 //	eval images [--build --dataset NAME/VERSION | --bases]
 //	eval clean
+//	eval compare RUN [--featurebench DIR]
 package main
 
 import (
@@ -37,6 +38,7 @@ Commands:
   validate  re-grade a submission folder from its logs (--rerun: in containers)
   images    list the images, build a dataset's (--build) or the Python base images (--bases)
   clean     remove the containers and images eval made
+  compare   compare a run's grades with FeatureBench's harness's, instance by instance
 
 Run "eval <command> --help" for a command's flags.
 `
@@ -66,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		"validate": cmdValidate,
 		"images":   cmdImages,
 		"clean":    cmdClean,
+		"compare":  cmdCompare,
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
@@ -108,6 +111,22 @@ func newFlags(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// given is the names of the flags the command line set.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// checkWorkers refuses a --workers the command line gave outside the
+// bounds featbench.toml's eval.workers has.
+func checkWorkers(fs *flag.FlagSet, n int) error {
+	if given(fs)["workers"] && (n < 1 || n > 256) {
+		return usageErr("--workers %d: want 1 to 256, as eval.workers", n)
+	}
+	return nil
 }
 
 // parse parses a command's flags and returns its other arguments, which

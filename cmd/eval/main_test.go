@@ -56,7 +56,7 @@ func runEval(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"infer", "--help"}, {"run", "--help"}, {"submit", "--help"}, {"validate", "--help"}, {"images", "--help"}, {"clean", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"infer", "--help"}, {"run", "--help"}, {"submit", "--help"}, {"validate", "--help"}, {"images", "--help"}, {"clean", "--help"}, {"compare", "--help"}} {
 		out, _, code := runEval(t, args...)
 		if code != 0 || !strings.Contains(out, "usage: eval") {
 			t.Errorf("eval %s: exit %d, output %q; want the usage and exit 0", strings.Join(args, " "), code, out)
@@ -108,6 +108,27 @@ func TestRunErrors(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, c.want) {
 			t.Errorf("eval %s: exit %d, %q; want an error with %q", strings.Join(args, " "), code, errOut, c.want)
 		}
+	}
+}
+
+// TestRunData: --data reads the datasets from a folder other than the
+// configuration's, as one collect --data wrote outside the project.
+func TestRunData(t *testing.T) {
+	root := copyProject(t)
+	elsewhere := filepath.Join(t.TempDir(), "data")
+	if err := os.Rename(filepath.Join(root, "data"), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--root", root, "--run-id", "x", "--dataset", "example/v2", "--gold", "--instance", "missing-1"}
+	if _, errOut, code := runEval(t, args...); code != 1 || !strings.Contains(errOut, "no dataset example/v2 under "+filepath.Join(root, "data")) {
+		t.Fatalf("without --data: exit %d, %q", code, errOut)
+	}
+	// Found there: the instance is the one missing.
+	if _, errOut, code := runEval(t, append(args, "--data", elsewhere)...); code != 1 || !strings.Contains(errOut, "--instance missing-1: no such instance") {
+		t.Errorf("with --data: exit %d, %q", code, errOut)
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/images"
+	"github.com/featbench/featbench/internal/pyindex"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // project is what every command reads: the project root, featbench.toml
@@ -27,21 +29,21 @@ type project struct {
 
 // projectFlags are the flags every command shares.
 type projectFlags struct {
-	root, config string
+	root, config, data string
 }
 
 func (p *projectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.root, "root", ".", "project `DIR` holding featbench.toml and data/")
 	fs.StringVar(&p.config, "config", "", "configuration `FILE` (default DIR/featbench.toml)")
+	fs.StringVar(&p.data, "data", "", "the data `DIR` holding datasets/ and submissions/ (default: [site] data), such as one collect --data wrote")
 }
 
-// What of data/ a command loads: nothing, the datasets alone (evaluating
-// needs no submission, and a broken one elsewhere must not stop it), or
-// everything, as build --check does.
+// What of data/ a command loads: nothing, or the datasets alone
+// (evaluating needs no submission, and a broken one elsewhere must not
+// stop it; validate loads its one submission itself).
 const (
 	noData = iota
 	datasetsOnly
-	allData
 )
 
 // open reads featbench.toml and loads and validates what of data/ it asks.
@@ -54,12 +56,16 @@ func (p projectFlags) open(ctx context.Context, data int) (*project, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.data != "" {
+		// The caller's folder, relative to the working directory.
+		if cfg.Site.Data, err = filepath.Abs(p.data); err != nil {
+			return nil, err
+		}
+	}
 	pr := &project{root: p.root, cfg: cfg}
 	switch data {
 	case datasetsOnly:
 		pr.data, err = bench.LoadDatasets(ctx, pr.dataDir())
-	case allData:
-		pr.data, err = bench.Load(ctx, pr.dataDir())
 	}
 	if err != nil {
 		return nil, err
@@ -105,9 +111,12 @@ func (p *project) limits(instance time.Duration) (evaluate.Limits, error) {
 // Each is built on the base image of the Python its dataset.toml names,
 // so that grading runs on the base collection verified the instances on.
 func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+	if ds.ImagesOrDefault() == bench.ImagesInstance {
+		return pullImages(ctx, eng, ds, ins, log)
+	}
 	out := map[string]string{}
 	for _, in := range ins {
-		if out[evaluate.ImageKey(in)] != "" {
+		if out[evaluate.ImageKey(ds, in)] != "" {
 			continue
 		}
 		repo := ds.Repository(in.Repo)
@@ -119,31 +128,82 @@ func (p *project) buildImages(ctx context.Context, eng images.Engine, ds *bench.
 			spec.Source.Dir = filepath.Join(p.root, filepath.FromSlash(repo.Source.Path))
 		} else {
 			spec.Source.GitURL, spec.Source.Commit = repo.Source.Git, repo.Source.Commit
-			if g := filepath.FromSlash(repo.Source.Git); !strings.Contains(g, "://") && !filepath.IsAbs(g) {
-				// A git repository in the project (as collection reads it).
-				if fi, err := os.Stat(filepath.Join(p.root, g)); err == nil && fi.IsDir() {
-					spec.Source.GitURL = filepath.Join(p.root, g)
-				}
+			// A path is the project's, as collect read it (a clone beside
+			// featbench.toml), not the working directory's.
+			if g := repo.Source.Git; !filepath.IsAbs(g) && !strings.Contains(g, "://") && !strings.Contains(g, "@") {
+				spec.Source.GitURL = filepath.Join(p.root, filepath.FromSlash(g))
 			}
 		}
 		bs := images.BaseSpec{Prefix: p.cfg.Eval.ImagePrefix}
+		fromRegistry := ""
 		if env := repo.Environment; env != nil {
 			spec.PreInstall, spec.Install = env.PreInstall, env.Install
 			bs.Python, bs.Packages = env.Python, env.Packages
+			if env.Network == bench.NetworkBuild {
+				spec.Index = &images.Index{URLs: p.indexes(env), Labels: map[string]string{evaluate.LabelProject: "1"}}
+				spec.Lock = env.Lock
+			}
+			fromRegistry = env.BaseImage
 		}
-		base, err := images.EnsureBase(ctx, eng, bs, log)
+		var base string
+		var err error
+		if fromRegistry != "" {
+			// Pinned by digest in the dataset: the engine checks that
+			// what the registry sends is what collection used.
+			base, err = images.EnsurePulled(ctx, eng, fromRegistry, registry.Keychain{}, log)
+		} else {
+			base, err = images.EnsureBase(ctx, eng, bs, log)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("base image: %w", err)
+			return nil, fmt.Errorf("base image of %s: %w", repo.Name, err)
 		}
-		spec.Base = base
+		spec.Base, spec.RegistryBase = base, fromRegistry != ""
 		if evaluate.History(in) && spec.Source.GitURL == "" {
 			return nil, fmt.Errorf("%s comes from %s's history, whose [repositories.source] in %s's dataset.toml is no git repository: its environment cannot be built", in.InstanceID, repo.Name, ds.Key())
 		}
 		ref, err := images.EnsureEnv(ctx, eng, evaluate.HistoryEnv(spec, in), log)
 		if err != nil {
-			return nil, fmt.Errorf("environment of %s: %w", evaluate.ImageKey(in), err)
+			return nil, fmt.Errorf("environment of %s: %w", evaluate.ImageKey(ds, in), err)
 		}
-		out[evaluate.ImageKey(in)] = ref
+		out[evaluate.ImageKey(ds, in)] = ref
+	}
+	return out, nil
+}
+
+// indexes are where a networked environment's locked packages come from:
+// [eval] index_url when set (a mirror, a local index: the lock's hashes
+// hold whatever the index), else the dataset's, else pip's own
+// configuration here, else PyPI.
+func (p *project) indexes(env *bench.Environment) []string {
+	switch {
+	case p.cfg.Eval.IndexURL != "":
+		return append([]string{p.cfg.Eval.IndexURL}, p.cfg.Eval.ExtraIndexURL...)
+	case env.IndexURL != "":
+		return append([]string{env.IndexURL}, env.ExtraIndexURL...)
+	}
+	home, _ := os.UserHomeDir()
+	index, extra, _ := pyindex.PipIndexes(os.Getenv, home)
+	return append([]string{index}, extra...)
+}
+
+// pullImages takes, for a dataset whose instances bring their images
+// (FeatureBench's), each instance's image_name from its registry, pinned by
+// digest, and returns them by instance id (evaluate.ImageKey). Credentials
+// are the user's docker configuration's.
+func pullImages(ctx context.Context, eng images.Engine, ds *bench.Dataset, ins []*bench.Instance, log io.Writer) (map[string]string, error) {
+	out := map[string]string{}
+	pinned := map[string]string{} // image_name -> pinned, pulled once
+	for _, in := range ins {
+		ref := pinned[in.ImageName]
+		if ref == "" {
+			var err error
+			ref, err = images.EnsurePulled(ctx, eng, in.ImageName, registry.Keychain{}, log)
+			if err != nil {
+				return nil, fmt.Errorf("the image of %s: %w", in.InstanceID, err)
+			}
+			pinned[in.ImageName] = ref
+		}
+		out[evaluate.ImageKey(ds, in)] = ref
 	}
 	return out, nil
 }

@@ -87,6 +87,13 @@ func (b *box) close() {
 	}
 }
 
+// logf writes a line to the box's log.
+func (b *box) logf(format string, args ...any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fmt.Fprintf(b.log, format+"\n\n", args...)
+}
+
 // exec runs argv in dir and logs it. A non-zero exit is not an error.
 func (b *box) exec(ctx context.Context, dir string, timeout time.Duration, env []string, argv ...string) (container.ExecResult, error) {
 	if timeout == 0 {

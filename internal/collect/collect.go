@@ -24,6 +24,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/llm"
 )
 
@@ -78,9 +79,13 @@ type Options struct {
 	// are built on Engine whatever runs them.
 	Executor Starter
 	LLM      Chatter // nil: the deterministic classifier, statements without LLM text
-	Log      io.Writer
-	Now      func() time.Time
-	Verbose  bool
+	// Credentials give a repository's base_image's registry the user's
+	// credentials; nil reads the user's docker configuration
+	// (registry.Keychain).
+	Credentials images.Credentials
+	Log         io.Writer
+	Now         func() time.Time
+	Verbose     bool
 
 	report *Report // the run's, filled as it goes
 }
@@ -156,6 +161,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if !writing {
 		return rep, errors.Join(failed...)
+	}
+	if len(results) == 0 {
+		// Nothing to write, for the reasons above: not for want of a
+		// release date, which the failed repositories never got to give.
+		return rep, errors.Join(append(failed, fmt.Errorf("no repository was collected (%d failed): nothing to write", len(failed)))...)
 	}
 	if err := writeDataset(ctx, o, out, name, version, results, rep); err != nil {
 		return rep, errors.Join(append(failed, err)...)

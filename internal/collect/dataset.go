@@ -23,6 +23,7 @@ import (
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/pybase"
+	"github.com/featbench/featbench/internal/registry"
 )
 
 // candidateInstance is a verified instance with the repository and file it
@@ -142,13 +143,27 @@ type manifestSplit struct {
 // manifestRepoOf is a repository's entry in dataset.toml: where its code
 // comes from and how it is installed, on the base of which Python, so
 // that cmd/eval builds the environment collection verified on.
-func manifestRepoOf(rc config.Repo) manifestRepo {
+//
+// A networked environment's entry says so and gives env's indexes,
+// cut-off and lock (env is zero before collection: the preflight checks
+// the rest).
+func manifestRepoOf(rc config.Repo, env envOut) manifestRepo {
 	python := rc.Python
 	if b, ok := pybase.Lookup(python); ok {
 		python = b.Python // "" named the default
 	}
 	mr := manifestRepo{Name: rc.Repository, URL: rc.URL, License: rc.License,
 		Environment: bench.Environment{Python: python, Packages: rc.Packages, PreInstall: rc.PreInstall, Install: rc.Install}}
+	if rc.Network == config.NetworkBuild {
+		mr.Environment.Network = bench.NetworkBuild
+		mr.Environment.IndexURL, mr.Environment.ExtraIndexURL = env.IndexURL, env.ExtraIndexURL
+		mr.Environment.ExcludeNewer, mr.Environment.Lock = env.ExcludeNewer, env.Lock
+	}
+	if rc.BaseImage != "" {
+		// The base as pulled, pinned by digest (the env stage's): the
+		// Python is the image's, not a Debian base's.
+		mr.Environment.BaseImage, mr.Environment.Python = env.Base, ""
+	}
 	if rc.Commit == "" {
 		mr.Source.Path = filepath.ToSlash(rc.Source)
 	} else {
@@ -232,7 +247,16 @@ func preflight(o Options, out, key string, repos []config.Repo) error {
 	name, version, _ := strings.Cut(key, "/")
 	var mrs []manifestRepo
 	for _, rc := range repos {
-		mrs = append(mrs, manifestRepoOf(rc))
+		var env envOut
+		if rc.BaseImage != "" {
+			// A stand-in for the digest the env stage will pin.
+			if r, err := registry.Parse(rc.BaseImage); err == nil {
+				if p, err := r.WithDigest("sha256:" + strings.Repeat("0", 64)); err == nil {
+					env.Base = p.String()
+				}
+			}
+		}
+		mrs = append(mrs, manifestRepoOf(rc, env))
 	}
 	m := newManifest(o, name, version, mrs)
 	m.Splits = []manifestSplit{{Name: "full", Description: "Every instance that passed collection and the full-set filters.", Size: 1}}
@@ -288,7 +312,7 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 			}
 			return a.Level < b.Level
 		})
-		repos = append(repos, manifestRepoOf(rc))
+		repos = append(repos, manifestRepoOf(rc, res.env))
 		if release == "" && rc.Commit != "" {
 			if d := commitDate(ctx, o.Root, rc.Source, rc.Commit); d > release {
 				release = d
@@ -487,4 +511,25 @@ func commitDate(ctx context.Context, root, src, commit string) string {
 		return ""
 	}
 	return t.UTC().Format(time.DateOnly)
+}
+
+// Publish writes the files of the dataset version key (NAME/VERSION) into
+// dataDir, as a collection writes its own: checked first by the data
+// model's loader and against the data folder's lock (nothing is written
+// when they fail), never over an existing version, moved into place whole
+// and added to the lock. `collect import` writes what it converted with it.
+func Publish(dataDir, key string, files map[string][]byte) error {
+	out := filepath.Join(dataDir, "datasets", filepath.FromSlash(key))
+	if err := refuseExisting(out); err != nil {
+		return err
+	}
+	_, entry, err := bench.CheckDatasetFiles(dataDir, key, files)
+	if err != nil {
+		return fmt.Errorf("the dataset fails the data model's checks, so nothing was written: %w", err)
+	}
+	lock, err := bench.AddToLock(dataDir, entry)
+	if err != nil {
+		return fmt.Errorf("publishing %s: %w", key, err)
+	}
+	return publish(dataDir, key, out, files, lock)
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,6 +175,21 @@ func TestCollectErrors(t *testing.T) {
 		t.Errorf("failing install: %v", err)
 	}
 
+	// The only repository, from git without a release date in the
+	// configuration, fails: the error says why, not that a date is
+	// missing (which it took from the commit, had the repository been
+	// collected).
+	root, cfg = project(t, "")
+	commit := gitInit(t, filepath.Join(root, "minilib"))
+	cfg.Collect.ReleaseDate = ""
+	cfg.Collect.Repos[0].Commit = commit
+	cfg.Collect.Repos[0].Install = []string{"exit 7"}
+	_, err = Run(ctx, Options{Root: root, Config: cfg, Dataset: "mini/v1", Engine: eng})
+	if err == nil || !strings.Contains(err.Error(), "stage env") || !strings.Contains(err.Error(), "no repository was collected (1 failed)") ||
+		strings.Contains(err.Error(), "release date") {
+		t.Errorf("the only repository failing: %v", err)
+	}
+
 	root, cfg = project(t, "")
 	if err := os.RemoveAll(filepath.Join(root, "minilib", "tests")); err != nil {
 		t.Fatal(err)
@@ -326,5 +342,88 @@ func TestRunFileTampering(t *testing.T) {
 		if !wantOK && (len(out.Tampering) == 0 || !strings.Contains(out.Tampering[0], "excepthook")) {
 			t.Errorf("%s: tampering %q, want sys.excepthook named", file, out.Tampering)
 		}
+	}
+}
+
+// gitInit makes dir a git repository of one commit of its files and
+// returns the commit.
+func gitInit(t *testing.T, dir string) string {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "fixture"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", args, err, out)
+		}
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestCollectP2PParametrizedOverTheFeature: a pass-to-pass file whose
+// tests are parametrized over the package's public names (python-semver's
+// test_docstrings) has fewer tests on the masked codebase. Those vanished
+// tests are the feature's and are left out of PASS_TO_PASS; before, the
+// empty run's missing ids took the fail-to-pass file's ImportError and
+// every such candidate was dropped ("the masked codebase fails
+// pass-to-pass tests: ImportError") though each test that ran passed.
+func TestCollectP2PParametrizedOverTheFeature(t *testing.T) {
+	eng, _ := imagestest.Base(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	root := t.TempDir()
+	if err := os.CopyFS(filepath.Join(root, "paramlib"), os.DirFS("testdata/paramlib")); err != nil {
+		t.Fatal(err)
+	}
+	toml := `[collect]
+workers = 2
+release_date = "2026-11-01"
+
+[[collect.repo]]
+repository = "featbench/paramlib"
+source = "paramlib"
+install = ["pip install --no-index --no-deps --no-build-isolation -e ."]
+import_name = "paramlib"
+min_lines = 1
+min_f2p_points = 1
+levels = [1]
+p2p_files = [2, 2]
+`
+	p := filepath.Join(root, config.FileName)
+	if err := os.WriteFile(p, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadRoot(p, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	rep, err := Run(ctx, Options{Root: root, Config: cfg, Dataset: "param/v1", Engine: eng, Log: &log})
+	if err != nil {
+		t.Fatalf("collect: %v\n%s", err, log.String())
+	}
+	data, err := bench.LoadDatasets(ctx, filepath.Join(root, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text *bench.Instance
+	for _, in := range data.Datasets[0].Instances {
+		if strings.Contains(in.InstanceID, ".test_text.") {
+			text = in
+		}
+	}
+	if text == nil {
+		t.Fatalf("test_text gave no instance; drops %+v", rep.Repos[0].Drops)
+	}
+	p2p := strings.Join(text.PassToPass, " ")
+	for _, want := range []string{"tests/test_docs.py::test_documented[add]", "tests/test_docs.py::test_documented[mul]", "tests/test_ops.py::test_add"} {
+		if !strings.Contains(p2p, want) {
+			t.Errorf("PASS_TO_PASS lacks %s: %s", want, p2p)
+		}
+	}
+	if strings.Contains(p2p, "[shout]") || strings.Contains(p2p, "[whisper]") {
+		t.Errorf("PASS_TO_PASS holds the tests of the masked names: %s", p2p)
 	}
 }

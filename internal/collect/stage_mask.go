@@ -46,6 +46,12 @@ type maskOut struct {
 	// Described are the removed objects described beside the tops because
 	// code that stays reaches them by name (the statement is complete).
 	Described []string `json:"described,omitempty"`
+	// P2PGone are pass-to-pass tests the masked codebase no longer has:
+	// tests parametrized over what masking removed (python-semver's
+	// test_docstrings, one test per public function). They test the
+	// feature, not what must keep working, so they are left out of
+	// PASS_TO_PASS.
+	P2PGone []string `json:"p2p_gone,omitempty"`
 	// Reason is why the candidate was dropped here; "" when it was not.
 	Reason string `json:"reason,omitempty"`
 }
@@ -99,7 +105,7 @@ func (r *repoRun) stageMask(ctx context.Context) error {
 		if r.wantLevel(2) {
 			req.Level2 = &mask.Level2{TestFile: c.File, Package: r.rc.ImportName, Names: topNames(c.walk.Result.Tops)}
 		}
-		d := digest("mask", recipe, r.env.Image, req, c.p2p.Files, r.rc.ImportName, mask.Script())
+		d := digest("mask", recipe, maskRecipe, r.env.Image, req, c.p2p.Files, r.rc.ImportName, mask.Script())
 		out, _, err := memo(r, d, file, get, func(b *box) (maskOut, error) {
 			out, reason, err := r.maskOne(ctx, b, c, req)
 			if reason != "" {
@@ -268,6 +274,10 @@ func (r *repoRun) maskTry(ctx context.Context, b *box, c *candidate, req mask.Re
 		text := string(coll.Stdout) + string(coll.Stderr)
 		return out, "the pass-to-pass files do not collect on the masked codebase: " + firstErrorLine(text), text, nil
 	}
+	out.P2PGone = r.p2pGone(c, string(coll.Stdout))
+	if len(out.P2PGone) > 0 {
+		b.logf("pass-to-pass tests the masked codebase no longer has, left out of PASS_TO_PASS: %s", strings.Join(out.P2PGone, ", "))
+	}
 	git := []string{"git", "-c", "core.quotepath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames"}
 	// Reversed (masked to original), with the prefixes swapped back so
 	// that the patch reads a/ to b/ as any other.
@@ -301,6 +311,30 @@ func (r *repoRun) maskTry(ctx context.Context, b *box, c *candidate, req mask.Re
 		out.TestPatchL2 = string(l2.Stdout)
 	}
 	return out, "", "", nil
+}
+
+// maskRecipe is the version of the mask stage's output: 2 added P2PGone.
+const maskRecipe = 2
+
+// p2pGone lists the passing tests of c's pass-to-pass files that the
+// masked codebase's collection (`pytest --collect-only -q` output) no
+// longer lists. A file whose collection lists no id (a -v in the
+// project's addopts makes a tree of it) is left as it is: nothing tells.
+func (r *repoRun) p2pGone(c *candidate, collected string) []string {
+	files, _ := parseCollection(collected)
+	var gone []string
+	for _, f := range c.p2p.Files {
+		ids := files[f]
+		if len(ids) == 0 {
+			continue
+		}
+		for _, id := range r.runs[f].Passed {
+			if !slices.Contains(ids, id) {
+				gone = append(gone, id)
+			}
+		}
+	}
+	return gone
 }
 
 // patchStats counts the lines a patch adds and the files it changes.

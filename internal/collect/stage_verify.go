@@ -66,7 +66,11 @@ func (r *repoRun) instance(c *candidate, level int) *bench.Instance {
 		CreatedAt: c.Created, TopObjects: c.mask.Tops,
 	}
 	for _, f := range c.p2p.Files {
-		in.PassToPass = append(in.PassToPass, r.runs[f].Passed...)
+		for _, id := range r.runs[f].Passed {
+			if !slices.Contains(c.mask.P2PGone, id) {
+				in.PassToPass = append(in.PassToPass, id)
+			}
+		}
 	}
 	if level == 2 {
 		var vendor []mask.VendoredFile

@@ -2,6 +2,7 @@ package container
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -214,21 +215,35 @@ func (e *Engine) Tag(ctx context.Context, src, dst string) error {
 }
 
 // Push pushes the image ref (a name with its registry and tag) to its
-// registry, copying the engine's progress messages to log (if not nil).
-// An error reported inside the stream is an error.
-func (e *Engine) Push(ctx context.Context, ref string, log io.Writer) error {
-	res, err := e.cli.ImagePush(ctx, ref, client.ImagePushOptions{
-		// The registry needs no credentials; the engine wants a header.
-		RegistryAuth: "e30=", // base64 of {}
-	})
+// registry, with auth as the X-Registry-Auth value ("" for none), copying
+// the engine's progress messages to log (if not nil). It returns the
+// digest of the manifest the registry now holds ("sha256:…"). An error
+// reported inside the stream is an error.
+func (e *Engine) Push(ctx context.Context, ref, auth string, log io.Writer) (string, error) {
+	if auth == "" {
+		auth = "e30=" // base64 of {}: the engine wants a header
+	}
+	res, err := e.cli.ImagePush(ctx, ref, client.ImagePushOptions{RegistryAuth: auth})
 	if err != nil {
-		return fmt.Errorf("push %s: %w", ref, err)
+		return "", fmt.Errorf("push %s: %w", ref, err)
 	}
 	defer res.Close()
-	if out, err := readStream(res, log); err != nil {
-		return fmt.Errorf("push %s: %w\n--- end of the push output ---\n%s", ref, err, lastLines(out, 20))
+	var digest string
+	out, err := readStreamAux(res, log, func(aux json.RawMessage) {
+		var a struct {
+			Digest string `json:"Digest"`
+		}
+		if json.Unmarshal(aux, &a) == nil && a.Digest != "" {
+			digest = a.Digest
+		}
+	})
+	if err != nil {
+		return "", fmt.Errorf("push %s: %w\n--- end of the push output ---\n%s", ref, err, lastLines(out, 20))
 	}
-	return nil
+	if digest == "" {
+		return "", fmt.Errorf("push %s: the engine did not say the pushed digest", ref)
+	}
+	return digest, nil
 }
 
 // Inspect is the engine's view of the container: its configuration, host

@@ -215,7 +215,7 @@ func (e *Engine) BuildDirs(ctx context.Context, ref, dockerfile string, files []
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	return e.build(ctx, ref, pr, labels, log)
+	return e.build(ctx, ref, pr, labels, BuildNetwork{}, log)
 }
 
 // Build builds the image ref from dockerfile and a build context of files
@@ -233,11 +233,41 @@ func (e *Engine) Build(ctx context.Context, ref, dockerfile string, files []File
 	if err != nil {
 		return fmt.Errorf("build %s: build context: %w", ref, err)
 	}
-	return e.build(ctx, ref, bytes.NewReader(archive), labels, log)
+	return e.build(ctx, ref, bytes.NewReader(archive), labels, BuildNetwork{}, log)
 }
 
-func (e *Engine) build(ctx context.Context, ref string, archive io.Reader, labels map[string]string, log io.Writer) error {
-	res, err := e.cli.ImageBuild(ctx, archive, client.ImageBuildOptions{
+// BuildNetwork gives a build's RUN steps a network: Mode is the engine's
+// network mode for their containers (for a build gate, "container:ID",
+// which shares that container's network namespace), Args are build
+// arguments they see (HTTP_PROXY and its kin among Docker's predefined
+// ones stay out of the image's history; others need an ARG line). A zero
+// BuildNetwork is none.
+type BuildNetwork struct {
+	Mode string
+	Args map[string]string
+}
+
+// BuildNetworked is Build with the RUN steps on net, and without the
+// engine's build cache: a step that reaches a network must run again to
+// be checked again.
+func (e *Engine) BuildNetworked(ctx context.Context, ref, dockerfile string, files []File, labels map[string]string, net BuildNetwork, log io.Writer) error {
+	for _, f := range files {
+		if p, _ := cleanRel(f.Path); p == "Dockerfile" {
+			return fmt.Errorf("build %s: the build context has its own Dockerfile", ref)
+		}
+	}
+	if net.Mode == "" {
+		return fmt.Errorf("build %s: a networked build needs a network mode", ref)
+	}
+	archive, err := tarFiles(append([]File{{Path: "Dockerfile", Data: []byte(dockerfile)}}, files...))
+	if err != nil {
+		return fmt.Errorf("build %s: build context: %w", ref, err)
+	}
+	return e.build(ctx, ref, bytes.NewReader(archive), labels, net, log)
+}
+
+func (e *Engine) build(ctx context.Context, ref string, archive io.Reader, labels map[string]string, net BuildNetwork, log io.Writer) error {
+	opts := client.ImageBuildOptions{
 		Tags:        []string{ref},
 		Labels:      labels,
 		Dockerfile:  "Dockerfile",
@@ -245,7 +275,15 @@ func (e *Engine) build(ctx context.Context, ref string, archive io.Reader, label
 		ForceRemove: true,
 		NetworkMode: "none",
 		Version:     build.BuilderV1, // BuildKit needs a session this client does not run
-	})
+	}
+	if net.Mode != "" {
+		opts.NetworkMode, opts.NoCache = net.Mode, true
+		opts.BuildArgs = map[string]*string{}
+		for k, v := range net.Args {
+			opts.BuildArgs[k] = &v
+		}
+	}
+	res, err := e.cli.ImageBuild(ctx, archive, opts)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", ref, err)
 	}
@@ -271,9 +309,10 @@ func (e *Engine) mustExist(ctx context.Context, op, ref string) error {
 
 // streamMessage is one message of the JSON stream of a build or import.
 type streamMessage struct {
-	Stream      string `json:"stream"`
-	Status      string `json:"status"`
-	Error       string `json:"error"`
+	Aux         json.RawMessage `json:"aux"`
+	Stream      string          `json:"stream"`
+	Status      string          `json:"status"`
+	Error       string          `json:"error"`
 	ErrorDetail *struct {
 		Message string `json:"message"`
 	} `json:"errorDetail"`
@@ -290,6 +329,12 @@ const maxStreamTail = 64 << 10
 // the message of an error message in the stream, which the engine sends
 // with HTTP status 200.
 func readStream(r io.Reader, log io.Writer) ([]byte, error) {
+	return readStreamAux(r, log, nil)
+}
+
+// readStreamAux is readStream that hands each message's aux part (a
+// push's digest, say) to aux, when not nil.
+func readStreamAux(r io.Reader, log io.Writer, aux func(json.RawMessage)) ([]byte, error) {
 	out := newTail(maxStreamTail)
 	dec := json.NewDecoder(r)
 	var failure error
@@ -300,6 +345,9 @@ func readStream(r io.Reader, log io.Writer) ([]byte, error) {
 				return out.Bytes(), failure
 			}
 			return out.Bytes(), errors.Join(failure, fmt.Errorf("reading the engine's messages: %w", err))
+		}
+		if aux != nil && len(m.Aux) > 0 {
+			aux(m.Aux)
 		}
 		text := m.Stream
 		if text == "" && m.Status != "" {

@@ -66,7 +66,8 @@ type Container struct {
 	afterRemove func() error
 }
 
-// Start creates and starts a container that runs `sleep infinity` under an
+// Start creates and starts a container that runs `sleep infinity` (whatever
+// the image's entrypoint) under an
 // init process, so that commands run in it with Exec and orphaned processes
 // are reaped. It has no network unless spec.Network, cannot gain privileges
 // (no-new-privileges), has no swap, and keeps only the capabilities in
@@ -80,8 +81,14 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	name := containerName(spec.Name)
 	init := true
 	cfg := &container.Config{
-		Image:      spec.Image,
-		Cmd:        []string{"sleep", "infinity"},
+		Image: spec.Image,
+		// The entrypoint too: an image from a registry may have one,
+		// which would get "sleep infinity" as its arguments.
+		Entrypoint: []string{"sleep"},
+		Cmd:        []string{"infinity"},
+		// Root, whatever user the image names: the harness's steps are
+		// root's, and it drops to the tests' user itself.
+		User:       "0:0",
 		WorkingDir: spec.WorkDir,
 		Env:        spec.Env,
 		Labels:     spec.Labels,

@@ -14,12 +14,16 @@ func History(in *bench.Instance) bool {
 }
 
 // ImageKey is the key of an instance's environment image in Config.Images:
-// its repository, whose one image holds the complete project for every
-// instance of the test-driven method; the instance itself for a
+// the instance, where the dataset's instances bring their own images
+// (FeatureBench's); the instance within its repository for a
 // history-based one, whose complete project is its own base commit with
-// its patches.
-func ImageKey(in *bench.Instance) string {
-	if History(in) {
+// its patches; else its repository, whose one image holds the complete
+// project for every instance of the test-driven method.
+func ImageKey(ds *bench.Dataset, in *bench.Instance) string {
+	switch {
+	case ds.ImagesOrDefault() == bench.ImagesInstance:
+		return in.InstanceID
+	case History(in):
 		return in.Repo + "#" + in.InstanceID
 	}
 	return in.Repo

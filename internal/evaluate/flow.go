@@ -33,8 +33,13 @@ const (
 	pluginDir = "/fb/plugin" // on PYTHONPATH: the pytest plugin
 	predFile  = "/fb/prediction.diff"
 	goldFile  = "/fb/patch.diff"
-	testFile  = "/fb/test_patch.diff"
-	maskFile  = "/fb/mask.diff" // level 2: masks the original package
+	// maskedGold is, for the gold prediction of a masked instance, the
+	// masking diff without its changes to the fail-to-pass test files
+	// (deleted before the prediction applies): reverse-applied, it is the
+	// solution, as FeatureBench's harness makes it.
+	maskedGold = "/fb/gold.diff"
+	testFile   = "/fb/test_patch.diff"
+	maskFile   = "/fb/mask.diff" // level 2: masks the original package
 	// The canary script's input, and its output: root's alone, so that
 	// the tests' user cannot read which test is a canary.
 	canarySpecFile = "/fb/canary-spec.json"
@@ -79,7 +84,8 @@ func asTestUser(argv ...string) []string {
 // sealScript leaves the starting point as the only commit of the repository
 // (no earlier commit, reflog, tag, stash or object holds the removed code),
 // without compiled copies of the code or pip's cache, and removes the gold
-// patch from the container unless the flow still needs it (keepGold).
+// patch from the container unless the flow still needs it (keepGold: no
+// flow does now; a masked instance's gold prediction is maskedGold).
 func sealScript(keepGold bool) string {
 	s := `set -e
 rm -rf .git /root/.cache
@@ -129,6 +135,14 @@ type flow struct {
 	agent  bool // level 2 from scratch: the prediction goes to /agent
 	masked bool
 	placed bool // the tests are in place (addTests ran)
+	// python runs pytest, the runner and the guard: the repository's
+	// interpreter, else python3 from $PATH.
+	python string
+	// ownImage: the instance's image is its environment (FeatureBench's
+	// layout: the complete project in /testbed, a copy in /root/my_repo);
+	// args are its test command's options passed on to pytest.
+	ownImage bool
+	args     []string
 	// canaries is the canary script's input, nil when the instance gets
 	// none; mapping its output in this try, read from the first run.
 	canaries *canary.Spec
@@ -182,6 +196,15 @@ func prepare(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer
 // prediction's tests are to run.
 func (s *staged) stage(ctx context.Context) {
 	t, f := s.f.t, s.f
+	if !t.Gold && !patch.Empty(t.Prediction.Patch) {
+		// A patch the harness would refuse (too large, a path out of the
+		// repository, a binary...) costs no container.
+		if err := patch.Check(t.Prediction.Patch, patch.Limits{}); err != nil {
+			f.rep.PatchRefused = err.Error()
+			fmt.Fprintf(f.log, "prediction refused before a container started: %v\n\n", err)
+			return
+		}
+	}
 	box, err := s.eng.Start(ctx, container.Spec{
 		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(f.lim),
 	})
@@ -312,7 +335,26 @@ func newFlow(t Task, lim Limits, log io.Writer) *flow {
 		Flags: integrity.Flags(t.Dataset, in, t.Prediction.Patch, t.Gold),
 	}
 	f := &flow{t: t, lim: lim, log: log, files: map[string][]byte{}, rep: rep, try: 1,
-		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked, agent: rep.Flow == "agent_code"}
+		masked: t.Dataset.LayoutOrDefault() == bench.LayoutMasked, agent: rep.Flow == "agent_code", python: "python3"}
+	if r := t.Dataset.Repository(in.Repo); r != nil && r.Environment != nil && r.Environment.Interpreter != "" {
+		f.python = r.Environment.Interpreter
+	}
+	if t.Dataset.ImagesOrDefault() == bench.ImagesInstance {
+		f.ownImage = true
+		// Checked when the dataset was loaded.
+		if ts, err := in.TestSettings(); err == nil {
+			if ts.Python != "" {
+				f.python = ts.Python
+			}
+			f.args = ts.Args
+			if ts.Run > 0 {
+				f.lim.TestFile = ts.Run
+			}
+			if ts.Test > 0 {
+				f.lim.Test = ts.Test
+			}
+		}
+	}
 	f.canaries = canarySpec(t)
 	return f
 }
@@ -361,6 +403,15 @@ func (f *flow) unverified() []string {
 	return out
 }
 
+// restoreScript takes, in an instance's own image, /testbed back to the
+// complete project as the image keeps it in /root/my_repo (FeatureBench's
+// harness does the same, the same way: names starting with a dot stay as
+// /testbed has them), and removes that copy, which holds the solution and
+// which nothing after needs.
+const restoreScript = `if [ -d /root/my_repo ]; then rm -rf /testbed/* && cp -r /root/my_repo/* /testbed/; fi
+rm -rf /root/my_repo
+`
+
 // containerLimits are lim's container limits, with what the tests may
 // write bounded: half the memory they may use (tmpfs pages count in it),
 // else 1 GiB, unless set.
@@ -393,6 +444,9 @@ func (f *flow) copyIn(ctx context.Context) error {
 	}
 	if f.agent {
 		files = append(files, container.File{Path: pyinstall.File, Mode: 0o644, Data: pyinstall.Source()})
+	}
+	if f.t.Gold && f.masked && !f.agent {
+		files = append(files, container.File{Path: path.Base(maskedGold), Mode: 0o644, Data: withoutFiles([]byte(in.Patch), f2pFiles(in))})
 	}
 	files = append(files, container.File{Path: "plugin/" + pytest.AuditFile, Mode: 0o644, Data: pytest.AuditSource()})
 	if f.canaries != nil {
@@ -464,12 +518,18 @@ func (f *flow) setUp(ctx context.Context) error {
 		if in.MaskPatch != "" {
 			script = "git apply -v " + maskFile + "\nrm -f " + maskFile + "\n"
 		}
+		if f.ownImage {
+			script = restoreScript + script
+		}
 		script = "set -e\n" + script + sealScript(false) + scratchScript +
 			"mkdir -p " + agentDir + " && cd " + agentDir + " && git init -q && git commit -q --allow-empty -m start\n"
 		return f.step(ctx, "masking the original package, sealing the repository and making the agent's empty folder", repoDir, "sh", "-c", script)
 	}
 	// One command, not one per step: each exec costs tens of milliseconds.
 	script := "set -e\n"
+	if f.ownImage {
+		script += restoreScript
+	}
 	if f.masked {
 		if in.Patch != "" {
 			script += "git apply -v " + goldFile + "\n" // masking the feature
@@ -490,7 +550,7 @@ func (f *flow) setUp(ctx context.Context) error {
 			script += "git apply -v -R " + goldFile + "\n"
 		}
 	}
-	script += sealScript(f.t.Gold && f.masked) + scratchScript
+	script += sealScript(false) + scratchScript
 	return f.step(ctx, "reaching the base and committing it as the repository's only commit", repoDir, "sh", "-c", script)
 }
 
@@ -507,7 +567,7 @@ func (f *flow) apply(ctx context.Context) (bool, error) {
 	}
 	if t.Gold && f.masked && !f.agent {
 		// The gold solution of a masked instance is its mask undone.
-		res, err := f.exec(ctx, dir, 0, "git", "apply", "-v", "-R", goldFile)
+		res, err := f.exec(ctx, dir, 0, "git", "apply", "-v", "-R", maskedGold)
 		if lost(err) {
 			return false, fmt.Errorf("applying the gold patch: %w", err)
 		}
@@ -624,10 +684,10 @@ func (f *flow) testsScript() string {
 		// the pip install the statement announces, or its result without
 		// pip's start-up where that is sure (internal/pyinstall).
 		pip := append([]string{"timeout", "-k", "5s", strconv.Itoa(int(max(f.timeout(f.lim.TestFile).Seconds(), 1))) + "s"},
-			asTestUser(pyinstall.Argv(installer, agentDir, agentSite)...)...)
+			asTestUser(pyinstall.ArgvPython(f.python, installer, agentDir, agentSite)...)...)
 		return `cd ` + agentDir + ` && chown -R -h ` + testUser + ` ` + agentDir + ` || exit 3
 if ` + shJoin(pip) + `; then rc=0; else rc=1; fi
-python3 -I ` + runner + ` --kill-user ` + testUser + ` || exit 3
+` + shSingleQuote(f.python) + ` -I ` + runner + ` --kill-user ` + testUser + ` || exit 3
 ` + tests + ` || exit 3
 exit $rc`
 	}
@@ -635,7 +695,7 @@ exit $rc`
 	if tp := patchOf([]byte(in.TestPatch)); tp != nil {
 		files = append(files, testPatchFiles(tp)...)
 	}
-	script := "set -e\npython3 -I " + guard + " " + repoDir
+	script := "set -e\n" + shSingleQuote(f.python) + " -I " + guard + " " + repoDir
 	for _, file := range files {
 		script += " " + shSingleQuote(file)
 	}
@@ -658,7 +718,7 @@ exit $rc`
 // as root, once the tests are in place; the script's output goes where
 // only root reads it.
 func (f *flow) canaryCommand() string {
-	return "(cd " + repoDir + " && python3 -I " + canaryScript + " " + canarySpecFile + " " + outDir + "/" + canaryOut + ") && rm -f " + canarySpecFile
+	return "(cd " + repoDir + " && " + shSingleQuote(f.python) + " -I " + canaryScript + " " + canarySpecFile + " " + outDir + "/" + canaryOut + ") && rm -f " + canarySpecFile
 }
 
 // testsPlaced reads testsScript's exit status (and output, for an error):
@@ -750,6 +810,38 @@ func testFileOf(id string) string {
 	return id
 }
 
+// withoutFiles is the git diff raw without the blocks that touch one of
+// files (by either of their names).
+func withoutFiles(raw []byte, files []string) []byte {
+	drop := map[string]bool{}
+	for _, f := range files {
+		drop[f] = true
+	}
+	// Each block parsed alone: its header lines name its file.
+	var blocks []string
+	for _, line := range strings.SplitAfter(string(raw), "\n") {
+		if strings.HasPrefix(line, "diff --git ") || len(blocks) == 0 {
+			blocks = append(blocks, "")
+		}
+		blocks[len(blocks)-1] += line
+	}
+	var out []byte
+	for _, b := range blocks {
+		keep := true
+		if p := patchOf([]byte(b)); p != nil {
+			for _, fl := range p.Files {
+				if drop[fl.OldPath] || drop[fl.NewPath] {
+					keep = false
+				}
+			}
+		}
+		if keep {
+			out = append(out, b...)
+		}
+	}
+	return out
+}
+
 // f2pFiles are the test files of the instance's FAIL_TO_PASS tests.
 func f2pFiles(in *bench.Instance) []string {
 	seen := map[string]bool{}
@@ -816,13 +908,14 @@ func (f *flow) runFiles(ctx context.Context, n int, files []string, byFile map[s
 		name = fmt.Sprintf("%02d-all", n)
 	}
 	opts := pytest.RunOptions{
+		Python:    f.python,
 		Root:      repoDir,
 		File:      files[0],
 		JUnitXML:  junitDir + "/" + name + ".xml",
 		JSONL:     outDir + "/" + name + ".jsonl",
 		Timeout:   f.lim.Test,
 		PluginDir: pluginDir,
-		Args:      []string{"--continue-on-collection-errors"},
+		Args:      append([]string{"--continue-on-collection-errors"}, f.args...),
 		Runner:    runner,
 		User:      testUser,
 		// Written by the tests' user in the bounded /tmp, copied by root.

@@ -55,7 +55,8 @@ type RunReport struct {
 
 // Finish reads every attempt report of a run folder and writes the run's
 // results.jsonl, report.json and manifest.json (the hashes of what every
-// attempt wrote, which `eval validate` checks a submission against); it is
+// attempt wrote, which `eval validate` checks a submission against), and
+// the same grades in FeatureBench's formats (FeatureBenchDir); it is
 // what `eval run` does last, and it can be run again on a folder at any
 // time.
 func Finish(dir string, ds *bench.Dataset, meta Meta) (*RunReport, error) {
@@ -91,6 +92,9 @@ func Finish(dir string, ds *bench.Dataset, meta Meta) (*RunReport, error) {
 	}
 	if err := WriteManifest(dir, meta); err != nil {
 		return nil, err
+	}
+	if err := writeFeatureBench(dir, ds, meta); err != nil {
+		return nil, fmt.Errorf("writing the run's grades in FeatureBench's format: %w", err)
 	}
 	return rr, nil
 }

@@ -2,10 +2,13 @@ package images
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/gate"
 	"github.com/featbench/featbench/internal/pybase"
 )
 
@@ -105,16 +110,21 @@ var (
 	packagePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 )
 
-// recipe returns the spec's package list and the text its key hashes.
-func (spec BaseSpec) recipe() (suite string, packages []string, text string, err error) {
+// layerRecipe is the version of a packages layer's recipe (layerDockerfile).
+const layerRecipe = 1
+
+// recipe returns the spec's suite, its base image's package list and the
+// text its key hashes, and the packages it adds in a layer on that image
+// (sorted, without those the base has).
+func (spec BaseSpec) recipe() (suite string, packages, extra []string, text string, err error) {
 	suite = spec.Suite
 	if spec.Python != "" {
 		b, ok := pybase.Lookup(spec.Python)
 		switch {
 		case !ok:
-			return "", nil, "", fmt.Errorf("base image: no base image has Python %q; they have Python %s", spec.Python, pybase.Supported())
+			return "", nil, nil, "", fmt.Errorf("base image: no base image has Python %q; they have Python %s", spec.Python, pybase.Supported())
 		case suite != "" && suite != b.Suite:
-			return "", nil, "", fmt.Errorf("base image: Python %s is Debian %s's, not %s's", spec.Python, b.Suite, suite)
+			return "", nil, nil, "", fmt.Errorf("base image: Python %s is Debian %s's, not %s's", spec.Python, b.Suite, suite)
 		}
 		suite = b.Suite
 	}
@@ -122,17 +132,20 @@ func (spec BaseSpec) recipe() (suite string, packages []string, text string, err
 		suite = DefaultSuite
 	}
 	if !suitePattern.MatchString(suite) {
-		return "", nil, "", fmt.Errorf("base image: bad Debian suite %q", suite)
+		return "", nil, nil, "", fmt.Errorf("base image: bad Debian suite %q", suite)
 	}
 	packages = BasePackages()
+	slices.Sort(packages)
 	for _, p := range spec.Packages {
 		if !packagePattern.MatchString(p) {
-			return "", nil, "", fmt.Errorf("base image: bad Debian package name %q", p)
+			return "", nil, nil, "", fmt.Errorf("base image: bad Debian package name %q", p)
 		}
-		packages = append(packages, p)
+		if !slices.Contains(packages, p) {
+			extra = append(extra, p)
+		}
 	}
-	slices.Sort(packages)
-	packages = slices.Compact(packages)
+	slices.Sort(extra)
+	extra = slices.Compact(extra)
 	var b strings.Builder
 	fmt.Fprintf(&b, "featbench base image\nrecipe %d\nsuite %s\npackages %s\n", baseRecipe, suite, strings.Join(packages, " "))
 	for _, name := range slices.Sorted(maps.Keys(baseFiles)) {
@@ -141,17 +154,28 @@ func (spec BaseSpec) recipe() (suite string, packages []string, text string, err
 	for _, c := range baseChanges {
 		fmt.Fprintf(&b, "change %s\n", c)
 	}
-	return suite, packages, b.String(), nil
+	return suite, packages, extra, b.String(), nil
 }
 
 // BaseRef returns the reference the base image of spec has (or will have
 // once EnsureBase built it).
 func BaseRef(spec BaseSpec) (string, error) {
-	_, _, text, err := spec.recipe()
+	_, _, extra, text, err := spec.recipe()
 	if err != nil {
 		return "", err
 	}
-	return spec.prefix() + "/base:" + hashKey(text), nil
+	ref := spec.prefix() + "/base:" + hashKey(text)
+	if len(extra) > 0 {
+		ref, _ = layerRef(spec, ref, extra)
+	}
+	return ref, nil
+}
+
+// layerRef is the reference and key of the layer adding extra to the
+// base image base.
+func layerRef(spec BaseSpec, base string, extra []string) (ref, key string) {
+	key = hashKey(fmt.Sprintf("featbench packages layer\nrecipe %d\nbase %s\npackages %s\n", layerRecipe, base, strings.Join(extra, " ")))
+	return spec.prefix() + "/base:" + key, key
 }
 
 // prefix is the name the images' references start with.
@@ -168,15 +192,29 @@ func prefixOr(p string) string {
 }
 
 // EnsureBase returns the reference of the base image of spec, building it
-// first if the engine does not have it. Building runs debootstrap (as
-// root, with the network reaching spec.Mirror) into a temporary folder and
-// imports that folder; it takes about a minute, and processes building the
-// same image wait for one another. Progress lines go to log (may be nil).
+// first if the engine does not have it. The image of a suite is built
+// once, whatever the packages a repository adds: debootstrap (as root,
+// with the network reaching spec.Mirror) into a temporary folder, imported
+// (a minute, or ten under load; processes building the same image wait
+// for one another). spec.Packages beyond BasePackages are then a layer on
+// that image, installed by apt from spec.Mirror behind a build gate
+// (internal/gate) that reaches the mirror and nothing else, so a new
+// package list costs an apt install, not a debootstrap. Progress lines go
+// to log (may be nil).
 func EnsureBase(ctx context.Context, eng Engine, spec BaseSpec, log io.Writer) (string, error) {
-	suite, packages, text, err := spec.recipe()
+	suite, packages, extra, text, err := spec.recipe()
 	if err != nil {
 		return "", err
 	}
+	base, err := ensureSuite(ctx, eng, spec, suite, packages, text, log)
+	if err != nil || len(extra) == 0 {
+		return base, err
+	}
+	return ensureLayer(ctx, eng, spec, suite, base, extra, log)
+}
+
+// ensureSuite is EnsureBase's image of the suite alone.
+func ensureSuite(ctx context.Context, eng Engine, spec BaseSpec, suite string, packages []string, text string, log io.Writer) (string, error) {
 	key := hashKey(text)
 	ref := spec.prefix() + "/base:" + key
 	if ok, err := eng.ImageExists(ctx, ref); err != nil {
@@ -310,4 +348,64 @@ func (l *lastBytes) Write(p []byte) (int, error) {
 		l.buf = append(l.buf[:0], l.buf[over:]...)
 	}
 	return len(p), nil
+}
+
+// ensureLayer returns the image adding extra to base with apt, building
+// it if the engine does not have it.
+func ensureLayer(ctx context.Context, eng Engine, spec BaseSpec, suite, base string, extra []string, log io.Writer) (string, error) {
+	ref, key := layerRef(spec, base, extra)
+	if ok, err := eng.ImageExists(ctx, ref); err != nil {
+		return "", fmt.Errorf("base image: %w", err)
+	} else if ok {
+		return ref, nil
+	}
+	mirror := spec.Mirror
+	if mirror == "" {
+		mirror = DefaultMirror
+	}
+	u, err := url.Parse(mirror)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("base image: the Debian mirror %q is not an http(s) URL", mirror)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	}
+	start := time.Now()
+	logf(log, "building %s: %s on %s, with apt from %s", ref, strings.Join(extra, ", "), base, mirror)
+	g, err := gate.Open(ctx, eng, gate.Options{
+		Image: base, Name: "featbench-base-layer", Labels: map[string]string{LabelProject: "1", LabelKind: "gate"},
+		Forward: []string{host}, Log: log,
+	})
+	if err != nil {
+		return "", fmt.Errorf("base image %s: %w", ref, err)
+	}
+	defer g.Close()
+	labels := map[string]string{LabelProject: "1", LabelKind: KindLayer, LabelKey: key, LabelBase: base}
+	bn := container.BuildNetwork{Mode: g.NetworkMode(), Args: map[string]string{
+		"http_proxy": gate.ProxyURL(), "https_proxy": gate.ProxyURL(), "HTTP_PROXY": gate.ProxyURL(), "HTTPS_PROXY": gate.ProxyURL(),
+	}}
+	if err := eng.BuildNetworked(ctx, ref, layerDockerfile(base, suite, mirror, extra), nil, labels, bn, log); err != nil {
+		_ = eng.RemoveImage(context.WithoutCancel(ctx), ref)
+		return "", gate.Explain(fmt.Errorf("base image %s (%s on %s): %w", ref, strings.Join(extra, ", "), base, err), g.Problems())
+	}
+	logf(log, "built %s in %s", ref, time.Since(start).Round(time.Second))
+	return ref, nil
+}
+
+// layerDockerfile installs packages with apt from mirror, and leaves no
+// package lists or downloads behind (useless without network).
+func layerDockerfile(base, suite, mirror string, packages []string) string {
+	script := "set -e\n" +
+		"echo 'deb " + mirror + " " + suite + " main' > /etc/apt/sources.list\n" +
+		"rm -f /etc/apt/sources.list.d/*\n" +
+		"export DEBIAN_FRONTEND=noninteractive\n" +
+		"apt-get -o Acquire::Retries=2 update -q\n" +
+		"apt-get install -y -q --no-install-recommends " + strings.Join(packages, " ") + "\n" +
+		"apt-get clean\n" +
+		"rm -rf /var/lib/apt/lists/*_* /var/cache/apt/*.bin\n" +
+		// A reinstalled python3 brings PEP 668's marker back (see prepareRoot).
+		"rm -f /usr/lib/python3*/EXTERNALLY-MANAGED\n"
+	cmd, _ := json.Marshal([]string{"/bin/bash", "-o", "pipefail", "-c", script})
+	return "FROM " + base + "\nRUN " + string(cmd) + "\n"
 }

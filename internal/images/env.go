@@ -3,6 +3,7 @@ package images
 import (
 	"archive/tar"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,21 +11,45 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/gate"
+	"github.com/featbench/featbench/internal/pylock"
 )
 
 // envRecipe is the version of the environment image's recipe (the
 // Dockerfile envDockerfile writes): bump it when that changes.
-const envRecipe = 1
+const envRecipe = 2
+
+// Paths in an environment image.
+const (
+	// VenvDir is the repository's own Python environment: a virtual
+	// environment that sees the base image's packages (the test stack),
+	// first on PATH. The repository is installed there, so that it wins
+	// over a copy of itself the test stack brings (tomli, pluggy,
+	// packaging ...), which pip could not uninstall from Debian's folder.
+	VenvDir = "/opt/featbench/venv"
+	// FreezeFile is `pip freeze --local` of VenvDir once the install steps
+	// ran: what they installed there.
+	FreezeFile = "/opt/featbench/freeze.txt"
+	// lockReqFile and pinsFile hold a locked environment's requirements (with
+	// hashes) and its name==version pins.
+	lockReqFile = "/opt/featbench/lock.txt"
+	pinsFile    = "/opt/featbench/lock-pins.txt"
+)
+
+// venvPath is PATH in an environment image: the venv first.
+const venvPath = VenvDir + "/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // Source is where a repository's source comes from: a folder on this
 // machine, or a commit of a git repository.
@@ -50,8 +75,25 @@ type EnvSpec struct {
 	// "pip install --no-index --no-deps --no-build-isolation -e .").
 	PreInstall []string
 	Install    []string
-	Base       string // the base image, as EnsureBase returns it
-	Prefix     string // starts the image's name; DefaultPrefix when empty
+	Base       string // the base image, as EnsureBase or EnsurePulled returns it
+	// RegistryBase says Base came from a registry (EnsurePulled): the
+	// image then gets what a Debian base has built in (git's and Python's
+	// settings, baseFiles and baseChanges), and is checked for what the
+	// harness runs (bash, git, setpriv, Python with pytest), with an
+	// error naming what is missing.
+	RegistryBase bool
+	Prefix       string // starts the image's name; DefaultPrefix when empty
+	// Index, when set, lets PreInstall and Install reach package indexes
+	// through a build gate (internal/gate), and nothing else; the install
+	// then gets what Lock pins. Where the files come from is not part of
+	// the image's key: the lock is.
+	Index *Index
+	// Lock pins what the install steps get from the index (ResolveEnv
+	// makes it): the packages with hashes are installed first, with pip's
+	// --require-hashes, through a gate that refuses any other file of
+	// theirs; after Install the environment's `pip freeze` must name
+	// exactly the lock's packages and versions, else the build fails.
+	Lock []pylock.Package
 	// Patches are diffs applied in /testbed, in order, after the source is
 	// copied and before the commands run: a history-based instance's
 	// environment is its base commit with its test patch and its patch
@@ -59,6 +101,22 @@ type EnvSpec struct {
 	// from). Their files are removed from the image's file system once
 	// applied.
 	Patches []string
+}
+
+// Index is where a networked environment's packages come from.
+type Index struct {
+	// URLs are the package indexes' simple API URLs (PEP 503): the first
+	// is pip's index URL, the others extra index URLs.
+	URLs []string
+	// Before, when not zero, hides files an index says were uploaded
+	// after it (PEP 700), when resolving.
+	Before time.Time
+	// Timeout bounds each wait on an index (gate.DefaultTimeout when 0).
+	Timeout time.Duration
+	// Labels go on the gate's container.
+	Labels map[string]string
+
+	onServed func([]gate.Download, []string) // ResolveEnv's: what the gate served, and its notes
 }
 
 // skippedDirs are folders left out of a Dir source: version control and
@@ -73,14 +131,18 @@ var commitPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 // building it first if the engine does not have it. Its tag is
 // featbench/env-<name>:<key>, where the key hashes the base image, the
 // source's content (every file of a Dir, or the commit of a GitURL), the
-// commands and the recipe, so a changed input makes a new image.
+// commands, the lock and the recipe, so a changed input makes a new image.
 //
-// The image is spec.Base with the source in /testbed, the commands run in
-// it, and all of /testbed then committed in a fresh git repository (build
-// leftovers ignored by .gitignore included, so that `git clean -fdx`
-// keeps what the install made). A failing command fails the build with an
-// error naming it and showing the end of its output. Progress and the
-// build's output go to log (may be nil).
+// The image is spec.Base with a virtual environment of its own (VenvDir,
+// first on PATH), the source in /testbed, the commands run in it, `pip
+// freeze` of the environment written to FreezeFile, and all of /testbed
+// then committed in a fresh git repository (build leftovers ignored by
+// .gitignore included, so that `git clean -fdx` keeps what the install
+// made). A failing command fails the build with an error naming it and
+// showing the end of its output, and no image is tagged. With spec.Index
+// the commands reach the indexes through a build gate and get what
+// spec.Lock pins (see EnvSpec). Progress and the build's output go to log
+// (may be nil).
 //
 // Two concurrent calls for an image not built yet both build it (the
 // result is the same); a harness builds its images before starting
@@ -88,6 +150,12 @@ var commitPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (string, error) {
 	if spec.Base == "" {
 		return "", fmt.Errorf("environment image for %s: no base image", spec.Name)
+	}
+	if msgs := pylock.Check(spec.Lock); len(msgs) > 0 {
+		return "", fmt.Errorf("environment image for %s: the lock: %s", spec.Name, strings.Join(msgs, "; "))
+	}
+	if len(spec.Lock) > 0 && spec.Index == nil {
+		return "", fmt.Errorf("environment image for %s: a lock without a package index to install it from", spec.Name)
 	}
 	spec.Patches = nonEmpty(spec.Patches)
 	// A git source's key is its commit: an image already built is found
@@ -110,16 +178,85 @@ func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (st
 	} else if ok {
 		return ref, nil
 	}
-	if ok, err := eng.ImageExists(ctx, spec.Base); err != nil {
-		return "", fmt.Errorf("environment image for %s: %w", spec.Name, err)
-	} else if !ok {
-		return "", fmt.Errorf("environment image for %s: base image %s not found (EnsureBase builds it)", spec.Name, spec.Base)
+	if err := buildEnv(ctx, eng, spec, files, ref, key, false, log); err != nil {
+		return "", err
 	}
+	return ref, nil
+}
 
+// ResolveEnv builds spec's environment behind a build gate to spec.Index
+// without a lock (whatever the install steps ask for, of files uploaded
+// before spec.Index.Before where the index says when), and returns its
+// lock: the packages `pip freeze` names in the environment, each with the
+// sha256 of the file the gate served for it (none when it came from
+// elsewhere), and the freeze's other lines (the repository itself,
+// editable installs). notes are what the gate could not do as asked (an
+// index without upload times). The image is built under a temporary tag
+// and removed.
+func ResolveEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (lock []pylock.Package, other, notes []string, err error) {
+	if spec.Base == "" || spec.Index == nil {
+		return nil, nil, nil, fmt.Errorf("resolving the environment of %s: no base image or no package index", spec.Name)
+	}
+	spec.Lock = nil
+	files, sourceKey, err := loadSource(ctx, spec.Source)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("environment image for %s: %w", spec.Name, err)
+	}
+	ref, key := envRef(spec, sourceKey)
+	ref = ref[:strings.LastIndexByte(ref, ':')] + ":resolve-" + randomSuffix()
+	var served []gate.Download
+	idx := *spec.Index
+	idx.onServed = func(d []gate.Download, n []string) { served, notes = d, n }
+	spec.Index = &idx
+	if err := buildEnv(ctx, eng, spec, files, ref, key, true, log); err != nil {
+		return nil, nil, notes, err
+	}
+	defer func() {
+		if rerr := eng.RemoveImage(context.WithoutCancel(ctx), ref); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	text, err := readImageFile(ctx, eng, ref, FreezeFile)
+	if err != nil {
+		return nil, nil, notes, fmt.Errorf("resolving the environment of %s: %w", spec.Name, err)
+	}
+	freeze, err := pylock.ParseFreeze(text)
+	if err != nil {
+		return nil, nil, notes, fmt.Errorf("resolving the environment of %s: %w", spec.Name, err)
+	}
+	hashes := map[string][]string{}
+	for _, d := range served {
+		k := d.Project + "==" + strings.ToLower(d.Version)
+		if h := "sha256:" + d.SHA256; !slices.Contains(hashes[k], h) {
+			hashes[k] = append(hashes[k], h)
+		}
+	}
+	for _, p := range freeze.Pinned {
+		p.Hashes = hashes[p.Name+"=="+strings.ToLower(p.Version)]
+		slices.Sort(p.Hashes)
+		lock = append(lock, p)
+	}
+	if lock == nil {
+		lock = []pylock.Package{}
+	}
+	return lock, freeze.Other, notes, nil
+}
+
+// buildEnv builds the environment image ref of spec, behind a gate when
+// spec.Index says so (resolve: without a lock to check).
+func buildEnv(ctx context.Context, eng Engine, spec EnvSpec, files []container.File, ref, key string, resolve bool, log io.Writer) error {
+	if ok, err := eng.ImageExists(ctx, spec.Base); err != nil {
+		return fmt.Errorf("environment image for %s: %w", spec.Name, err)
+	} else if !ok {
+		return fmt.Errorf("environment image for %s: base image %s not found (EnsureBase builds it)", spec.Name, spec.Base)
+	}
 	start := time.Now()
 	logf(log, "building %s: %d source files on %s", ref, len(files), spec.Base)
 	for i := range files {
 		files[i].Path = "src/" + files[i].Path
+	}
+	if spec.RegistryBase {
+		files = append(files, container.File{Path: "featbench/gitconfig", Mode: 0o644, Data: []byte(baseFiles["etc/gitconfig"])})
 	}
 	for i, p := range spec.Patches {
 		files = append(files, container.File{Path: fmt.Sprintf("patches/%d.diff", i), Mode: 0o644, Data: []byte(p)})
@@ -128,11 +265,109 @@ func EnsureEnv(ctx context.Context, eng Engine, spec EnvSpec, log io.Writer) (st
 		LabelProject: "1", LabelKind: KindEnv, LabelKey: key,
 		LabelRepo: spec.Name, LabelBase: spec.Base,
 	}
-	if err := eng.Build(ctx, ref, envDockerfile(spec), files, labels, log); err != nil {
-		return "", fmt.Errorf("environment image for %s: %w", spec.Name, err)
+	if spec.Index == nil {
+		if err := eng.Build(ctx, ref, envDockerfile(spec, false), files, labels, log); err != nil {
+			return fmt.Errorf("environment image for %s: %w", spec.Name, err)
+		}
+		logf(log, "built %s in %s", ref, time.Since(start).Round(100*time.Millisecond))
+		return nil
 	}
-	logf(log, "built %s in %s", ref, time.Since(start).Round(100*time.Millisecond))
-	return ref, nil
+	if !resolve {
+		files = append(files,
+			container.File{Path: "featbench/" + path.Base(lockReqFile), Mode: 0o644, Data: []byte(pylock.Requirements(spec.Lock))},
+			container.File{Path: "featbench/" + path.Base(pinsFile), Mode: 0o644, Data: []byte(pins(spec.Lock))})
+	}
+	var gateLog io.Writer = io.Discard
+	if log != nil {
+		gateLog = log
+	}
+	gl := map[string]string{LabelProject: "1", LabelKind: "gate"}
+	maps.Copy(gl, spec.Index.Labels)
+	g, err := gate.Open(ctx, eng, gate.Options{
+		Image: spec.Base, Name: "featbench-env-" + sanitizeName(spec.Name), Labels: gl,
+		Indexes: spec.Index.URLs, Before: spec.Index.Before, Lock: spec.Lock, Timeout: spec.Index.Timeout, Log: gateLog,
+	})
+	if err != nil {
+		return fmt.Errorf("environment image for %s: %w", spec.Name, err)
+	}
+	defer g.Close()
+	net := container.BuildNetwork{Mode: g.NetworkMode(), Args: pipArgs(len(spec.Index.URLs), spec.Index.Timeout)}
+	err = eng.BuildNetworked(ctx, ref, envDockerfile(spec, !resolve), files, labels, net, log)
+	if spec.Index.onServed != nil {
+		spec.Index.onServed(g.Downloads(), g.Notes())
+	}
+	if ferr := g.Failure(); ferr != nil && err != nil {
+		err = errors.Join(err, ferr)
+	}
+	if err != nil {
+		// The engine tags nothing when a step fails; a build cut short
+		// between its last step and its tag is removed here.
+		_ = eng.RemoveImage(context.WithoutCancel(ctx), ref)
+		return gate.Explain(fmt.Errorf("environment image for %s: %w", spec.Name, err), g.Problems())
+	}
+	logf(log, "built %s in %s (behind a build gate to %s)", ref, time.Since(start).Round(100*time.Millisecond), strings.Join(spec.Index.URLs, ", "))
+	return nil
+}
+
+// pipArgs point pip at the gate's indexes, over the base image's
+// no-index, for the build's steps; anything else that honours the proxy
+// variables reaches the gate too, and is refused there with a message
+// naming what the build may reach.
+func pipArgs(indexes int, timeout time.Duration) map[string]string {
+	if timeout <= 0 {
+		timeout = gate.DefaultTimeout
+	}
+	extra := make([]string, 0, indexes)
+	for i := 1; i < indexes; i++ {
+		extra = append(extra, gate.IndexURL(i))
+	}
+	return map[string]string{
+		"PIP_NO_INDEX":        "0",
+		"PIP_INDEX_URL":       gate.IndexURL(0),
+		"PIP_EXTRA_INDEX_URL": strings.Join(extra, " "),
+		// The gate answers a stalled index with 504 after its own
+		// timeout; pip must wait for that answer.
+		"PIP_TIMEOUT": strconv.Itoa(int(timeout.Seconds()) + 30),
+		"PIP_RETRIES": "1",
+		"http_proxy":  gate.ProxyURL(), "https_proxy": gate.ProxyURL(),
+		"HTTP_PROXY": gate.ProxyURL(), "HTTPS_PROXY": gate.ProxyURL(),
+		"no_proxy": "127.0.0.1,localhost", "NO_PROXY": "127.0.0.1,localhost",
+	}
+}
+
+// pins is a lock's name==version lines, which the freeze is checked
+// against.
+func pins(lock []pylock.Package) string {
+	var b strings.Builder
+	for _, p := range lock {
+		b.WriteString(p.Name + "==" + p.Version + "\n")
+	}
+	return b.String()
+}
+
+// readImageFile reads a file of an image, from a container of it without
+// network.
+func readImageFile(ctx context.Context, eng Engine, ref, file string) (string, error) {
+	c, err := eng.Start(ctx, container.Spec{Image: ref, Name: "featbench-read", Labels: map[string]string{LabelProject: "1"},
+		WorkDir: "/", Limits: container.Limits{Memory: 256 << 20, Pids: 64}})
+	if err != nil {
+		return "", err
+	}
+	defer c.Remove()
+	res, err := c.Exec(ctx, []string{"cat", "--", file}, container.ExecOptions{Timeout: time.Minute, MaxOutput: 8 << 20})
+	if err != nil {
+		return "", err
+	}
+	if res.ExitCode != 0 {
+		return "", fmt.Errorf("reading %s: %s", file, strings.TrimSpace(string(res.Stderr)))
+	}
+	return string(res.Stdout), nil
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // EnvRef returns the reference the environment image of spec has (or will
@@ -177,6 +412,17 @@ func envRef(spec EnvSpec, sourceKey string) (ref, key string) {
 	inst, _ := json.Marshal(spec.Install)
 	text := fmt.Sprintf("featbench environment image\nrecipe %d\nbase %s\nsource %s\npre-install %s\ninstall %s\n",
 		envRecipe, spec.Base, sourceKey, pre, inst)
+	if spec.Index != nil {
+		lock := []byte("[]") // no lock and an empty one: the same image
+		if len(spec.Lock) > 0 {
+			lock, _ = json.Marshal(spec.Lock)
+		}
+		text += fmt.Sprintf("network build\nlock %s\n", lock)
+	}
+	if spec.RegistryBase {
+		// Only then: the keys of images on Debian bases stay as they were.
+		text += "registry base\n" + registryPreamble + registryCheck
+	}
 	// Only a spec with patches says so, so that every other image keeps
 	// the key it had.
 	for _, p := range spec.Patches {
@@ -211,29 +457,116 @@ func sanitizeName(name string) string {
 
 // envDockerfile writes the Dockerfile of an environment image. Commands
 // go in the exec form, JSON-quoted, so that any text (quotes, newlines)
-// runs as written, under bash with pipefail.
-func envDockerfile(spec EnvSpec) string {
+// runs as written, under bash with pipefail. locked adds the lock's steps.
+func envDockerfile(spec EnvSpec, locked bool) string {
 	var b strings.Builder
+	run := func(argv ...string) {
+		b.WriteString("RUN ")
+		enc := json.NewEncoder(&b) // ends the line
+		enc.SetEscapeHTML(false)   // keep && readable in the build's output
+		_ = enc.Encode(argv)
+	}
 	fmt.Fprintf(&b, "FROM %s\n", spec.Base)
+	if spec.RegistryBase {
+		// What a Debian base has built in; the image's own user may be
+		// anyone, the harness's steps are root's.
+		b.WriteString("USER root\n")
+		for _, c := range baseChanges {
+			if !strings.HasPrefix(c, "CMD ") && !strings.HasPrefix(c, "ENV PATH=") {
+				b.WriteString(c + "\n")
+			}
+		}
+		b.WriteString("COPY featbench/gitconfig /etc/gitconfig\n")
+		run("/bin/sh", "-c", registryPreamble)
+	}
+	sh := func(cmd string) { run("/bin/bash", "-o", "pipefail", "-c", cmd) }
+	// The environment's own pip: the base image's, run by the venv's
+	// Python, so that it installs into the venv.
+	sh(venvScript)
+	fmt.Fprintf(&b, "ENV VIRTUAL_ENV=%s PATH=%s\n", VenvDir, venvPath)
+	if spec.Index != nil {
+		for _, k := range slices.Sorted(maps.Keys(pipArgs(1, 0))) {
+			if !strings.Contains(strings.ToLower(k), "proxy") { // Docker's own
+				fmt.Fprintf(&b, "ARG %s\n", k)
+			}
+		}
+	}
 	b.WriteString("COPY src/ /testbed/\nWORKDIR /testbed\n")
-	var apply []string
 	if len(spec.Patches) > 0 {
 		b.WriteString("COPY patches/ /featbench-patches/\n")
 		cmd := "set -e"
 		for i := range spec.Patches {
 			cmd += fmt.Sprintf("; git apply --whitespace=nowarn /featbench-patches/%d.diff", i)
 		}
-		apply = []string{cmd + "; rm -rf /featbench-patches"}
+		sh(cmd + "; rm -rf /featbench-patches")
 	}
-	for _, cmd := range slices.Concat(apply, spec.PreInstall, spec.Install,
-		[]string{"git init -q && git add -A -f && git commit -q --no-verify -m 'featbench environment'"}) {
-		b.WriteString("RUN ")
-		enc := json.NewEncoder(&b) // ends the line
-		enc.SetEscapeHTML(false)   // keep && readable in the build's output
-		_ = enc.Encode([]string{"/bin/bash", "-o", "pipefail", "-c", cmd})
+	if locked {
+		b.WriteString("COPY featbench/lock.txt featbench/lock-pins.txt /opt/featbench/\n")
 	}
+	for _, cmd := range spec.PreInstall {
+		sh(cmd)
+	}
+	if locked && pylock.Hashed(spec.Lock) {
+		sh("python3 -m pip install --no-deps --require-hashes --no-compile -r " + lockReqFile)
+	}
+	for _, cmd := range spec.Install {
+		sh(cmd)
+	}
+	sh("python3 -m pip freeze --local > " + FreezeFile)
+	if locked {
+		sh("python3 -I -c " + shQuote(lockCheck) + " " + pinsFile + " " + FreezeFile)
+	}
+	if spec.RegistryBase {
+		run("/bin/sh", "-c", registryCheck)
+	}
+	sh("git init -q && git add -A -f && git commit -q --no-verify -m 'featbench environment'")
 	return b.String()
 }
+
+// venvScript makes VenvDir, seeing the base image's packages, with pip
+// commands that run the base image's pip under the venv's Python (the
+// base has no ensurepip to give the venv a pip of its own).
+const venvScript = `python3 -m venv --without-pip --system-site-packages ` + VenvDir + ` && v=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') && for p in pip pip3 pip$v; do printf '#!` + VenvDir + `/bin/python3\nimport sys\nfrom pip._internal.cli.main import main\nsys.exit(main())\n' > ` + VenvDir + `/bin/$p && chmod 755 ` + VenvDir + `/bin/$p; done`
+
+// lockCheck compares the pins (argv[1]) with pip freeze (argv[2]) by
+// normalized name and version, and fails naming every difference.
+const lockCheck = `import re, sys
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+def read(p):
+    out = {}
+    for line in open(p):
+        line = line.strip()
+        if not line or line.startswith(("#", "-")) or " @ " in line or "==" not in line:
+            continue
+        n, v = line.split("==", 1)
+        out[norm(n.strip())] = v.strip()
+    return out
+want, got = read(sys.argv[1]), read(sys.argv[2])
+diff = ["%s: %s in the lock, %s" % (n, v, "not installed" if n not in got else got[n] + " installed") for n, v in sorted(want.items()) if got.get(n) != v]
+diff += ["%s: %s installed, not in the lock" % (n, v) for n, v in sorted(got.items()) if n not in want]
+if diff:
+    print("the environment differs from the dataset's lock:\n  " + "\n  ".join(diff), file=sys.stderr)
+    sys.exit(1)
+`
+
+// shQuote quotes s for bash.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// registryPreamble runs first on a registry base: the install commands
+// run under bash, so it must be there.
+const registryPreamble = `command -v bash >/dev/null 2>&1 || { echo "featbench: the base image has no bash, which the install commands run under" >&2; exit 1; }`
+
+// registryCheck runs on a registry base after the install commands (which
+// may install what is missing): the harness needs git (to reach and seal
+// the starting point), setpriv (util-linux: to drop to the tests' user),
+// and a python3 that imports pytest.
+const registryCheck = `missing=""
+for p in git setpriv python3; do command -v "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import pytest" >/dev/null 2>&1; then missing="$missing pytest"; fi
+if [ -n "$missing" ]; then
+	echo "featbench: the environment lacks what the harness needs:$missing (install it in the repository's pre_install, or use a base image that has it)" >&2
+	exit 1
+fi`
 
 // loadSource reads a source's files and returns them with a key of their
 // content.

@@ -299,7 +299,7 @@ func TestEnsureEnvFromGit(t *testing.T) {
 	}
 	c := start1(t, eng, ref)
 	out := run(t, c, `cd / && python3 -c 'import textkit; print(textkit.__file__)'; ls /testbed/untracked.txt 2>&1; cd /testbed && python3 -m pytest -q -p no:cacheprovider 2>&1 | tail -1`)
-	if !strings.Contains(out, "/usr/local/lib/python3") || !strings.Contains(out, "No such file") || !strings.Contains(out, " passed") {
+	if !strings.Contains(out, images.VenvDir+"/lib/python3") || !strings.Contains(out, "No such file") || !strings.Contains(out, " passed") {
 		t.Errorf("git env image:\n%s", out)
 	}
 
@@ -412,6 +412,48 @@ func TestEnsureBaseFails(t *testing.T) {
 		t.Errorf("error:\n%v", err)
 	}
 	t.Logf("error:\n%v", err)
+}
+
+// TestEnsureBaseLayer: extra Debian packages are a layer on the suite's
+// base image, installed by apt behind a build gate to the mirror, not a
+// new debootstrap; the base image stays the one every repository shares.
+func TestEnsureBaseLayer(t *testing.T) {
+	eng, base := imagestest.Base(t)
+	ctx := context.Background()
+	spec := images.BaseSpec{Packages: []string{"python3-pytest-cov", "python3-pytest"}}
+	want, err := images.BaseRef(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want == base {
+		t.Fatalf("the layer's ref is the base's")
+	}
+	var log bytes.Buffer
+	start := time.Now()
+	ref, err := images.EnsureBase(ctx, eng, spec, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	t.Logf("the layer took %s", time.Since(start).Round(time.Second))
+	if ref != want || strings.Contains(log.String(), "debootstrap") {
+		t.Errorf("EnsureBase = %s (BaseRef %s); log:\n%s", ref, want, log.String())
+	}
+	list, err := eng.Images(ctx, map[string]string{images.LabelProject: "1", images.LabelKind: images.KindLayer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, img := range list {
+		found = found || img.Ref == ref && img.Labels[images.LabelBase] == base
+	}
+	if !found {
+		t.Errorf("%s is not listed as a layer on %s: %+v", ref, base, list)
+	}
+	c := start1(t, eng, ref)
+	out := run(t, c, `python3 -c 'import pytest_cov, pytest; print("ok", pytest.__version__)'; ls /var/lib/apt/lists | grep -c _ || true`)
+	if !strings.HasPrefix(out, "ok 7.") || !strings.HasSuffix(out, "0\n") {
+		t.Errorf("the layer:\n%s", out)
+	}
 }
 
 // An environment with patches is the source with them applied, before

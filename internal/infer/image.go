@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/relay"
 )
 
 // Paths in an agent's image and container.
@@ -29,7 +30,7 @@ const (
 
 // imageRecipe is the version of the agent layer's recipe: bump it when
 // the Dockerfile changes.
-const imageRecipe = 1
+const imageRecipe = 2
 
 // Labels of the agent images.
 const (
@@ -72,7 +73,7 @@ type ImageSpec struct {
 // the install folder's files, the lockfile and the recipe.
 func EnsureImage(ctx context.Context, eng Builder, spec ImageSpec, log io.Writer) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "featbench agent image\nrecipe %d\nenv %s\nrelay %x\n", imageRecipe, spec.Env, sha256.Sum256(relaySource))
+	fmt.Fprintf(h, "featbench agent image\nrecipe %d\nenv %s\nrelay %x\n", imageRecipe, spec.Env, sha256.Sum256(relay.Source()))
 	var files []container.File
 	var dirs []container.Dir
 	npm := false
@@ -108,7 +109,7 @@ func EnsureImage(ctx context.Context, eng Builder, spec ImageSpec, log io.Writer
 	for i := range files {
 		files[i].Path = "agent/" + files[i].Path
 	}
-	files = append(files, container.File{Path: "bin/" + path.Base(relayPath), Mode: 0o644, Data: relaySource})
+	files = append(files, container.File{Path: "bin/" + path.Base(relay.Path), Mode: 0o644, Data: relay.Source()})
 	start := time.Now()
 	logf(log, "building %s on %s", ref, spec.Env)
 	labels := map[string]string{LabelProject: "1", LabelKind: KindAgent, LabelKey: key, LabelAgent: spec.Agent, LabelBase: spec.Env}
@@ -144,7 +145,9 @@ func dockerfile(env string, npm bool) string {
 			"/node_modules/.bin:$PATH npm rebuild --offline --no-audit --no-fund --foreground-scripts; fi"
 	}
 	fmt.Fprintf(&b, "RUN [\"/bin/bash\", \"-o\", \"pipefail\", \"-c\", %q]\n", run)
-	fmt.Fprintf(&b, "ENV PATH=%s/node_modules/.bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n", agentHome)
+	// The environment's PATH after the agent's programs: its Python is the
+	// repository's virtual environment (internal/images.VenvDir).
+	fmt.Fprintf(&b, "ENV PATH=%s/node_modules/.bin:$PATH\n", agentHome)
 	return b.String()
 }
 

@@ -20,15 +20,16 @@ import (
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/meter"
+	"github.com/featbench/featbench/internal/relay"
 )
 
 // Paths and port inside an agent's container.
 const (
 	taskDir    = "/run/featbench"              // the instruction file
 	baseGitDir = "/var/lib/featbench/base.git" // root's copy of the starting point, to diff against
-	proxyPort  = "9100"                        // where the relay listens
+	proxyPort  = 9100                          // where the relay listens
 	// ProxyURL is the proxy as the agent reaches it: FEATBENCH_PROXY.
-	ProxyURL = "http://127.0.0.1:" + proxyPort
+	ProxyURL = "http://127.0.0.1:9100"
 )
 
 // InstructionFile is the instruction as the agent finds it:
@@ -92,9 +93,9 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner stri
 // the diff. rec gets what was measured.
 func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
 	a := cfg.Agent
-	image := a.Image[evaluate.ImageKey(in)]
+	image := a.Image[evaluate.ImageKey(cfg.Dataset, in)]
 	if image == "" {
-		return nil, fmt.Errorf("no image of %s for %s", a.Name, evaluate.ImageKey(in))
+		return nil, fmt.Errorf("no image of %s for %s", a.Name, evaluate.ImageKey(cfg.Dataset, in))
 	}
 	upstream := a.Upstream
 	if upstream == "" {
@@ -141,7 +142,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 
 	// The proxy, served through the relay (as root): the agent's only
 	// way out.
-	rl, err := startRelay(ctx, box)
+	rl, err := relay.Start(ctx, box, proxyPort, "the metering proxy")
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case rl.Err() != nil:
-		return nil, rl.failure()
+		return nil, rl.Failure()
 	case tot.Limit != "":
 		rec.FailureMode = tot.Limit
 	case err != nil && hctx.Err() == nil && !errors.Is(err, context.Canceled):

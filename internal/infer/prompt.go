@@ -73,9 +73,9 @@ const maxContextFile = 512 << 10
 // the meter, the answer applied and diffed as an agent's work is.
 func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
 	a, p := cfg.Agent, cfg.Prompt
-	image := a.Image[evaluate.ImageKey(in)]
+	image := a.Image[evaluate.ImageKey(cfg.Dataset, in)]
 	if image == "" {
-		return nil, fmt.Errorf("no environment image for %s", evaluate.ImageKey(in))
+		return nil, fmt.Errorf("no environment image for %s", evaluate.ImageKey(cfg.Dataset, in))
 	}
 	upstream := a.Upstream
 	if upstream == "" {

@@ -3,13 +3,9 @@ package infer
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +13,7 @@ import (
 	"github.com/featbench/featbench/internal/images/imagestest"
 	"github.com/featbench/featbench/internal/llmdouble"
 	"github.com/featbench/featbench/internal/meter"
+	"github.com/featbench/featbench/internal/relay"
 )
 
 // These tests run the relay in a real container of the base image (with
@@ -43,7 +40,7 @@ func relayBox(t *testing.T) *container.Container {
 			t.Error(err)
 		}
 	})
-	if err := box.CopyIn(ctx, "/opt/featbench/bin", []container.File{{Path: "relay.py", Mode: 0o644, Data: relaySource}}); err != nil {
+	if err := box.CopyIn(ctx, "/opt/featbench/bin", []container.File{{Path: "relay.py", Mode: 0o644, Data: relay.Source()}}); err != nil {
 		t.Fatal(err)
 	}
 	return box
@@ -63,7 +60,7 @@ func runPython(ctx context.Context, t *testing.T, box *container.Container, prog
 
 // serveMeter serves a meter forwarding to the double on the relay until
 // the test ends, and returns it.
-func serveMeter(t *testing.T, r *relay, upstream string) *meter.Meter {
+func serveMeter(t *testing.T, r *relay.Relay, upstream string) *meter.Meter {
 	t.Helper()
 	m, err := meter.New(meter.Upstream{URL: upstream, API: "openai", Key: "sk-test"}, nil, meter.Limits{}, io.Discard)
 	if err != nil {
@@ -119,7 +116,7 @@ func TestRelayServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dbl.Close()
-	r, err := startRelay(ctx, box)
+	r, err := relay.Start(ctx, box, proxyPort, "the metering proxy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +140,9 @@ socks = [socket.create_connection(("127.0.0.1", 9100)) for _ in range(int(sys.ar
 time.sleep(1)
 readable, _, _ = select.select(socks, [], [], 0)
 print(sum(1 for s in readable if s.recv(1) == b""))
-`, strconv.Itoa(maxRelayConns+16))
+`, strconv.Itoa(relay.MaxConns+16))
 	if strings.TrimSpace(string(res.Stdout)) != "16" {
-		t.Errorf("%q of %d connections were closed by the relay; want 16\n%s", res.Stdout, maxRelayConns+16, res.Stderr)
+		t.Errorf("%q of %d connections were closed by the relay; want 16\n%s", res.Stdout, relay.MaxConns+16, res.Stderr)
 	}
 	if err := r.Err(); err != nil {
 		t.Fatalf("the relay failed: %v", err)
@@ -164,146 +161,6 @@ print(sum(1 for s in readable if s.recv(1) == b""))
 	}
 	if err := r.Err(); err != nil {
 		t.Errorf("the relay failed: %v", err)
-	}
-}
-
-// hostile is a relay that greets the harness (GREETING) and then writes
-// ATTACK to its standard output (Python bytes expressions, struct
-// imported), having written noise to its standard error; then it exits
-// if EXIT (its output ends where ATTACK does: the engine's stream says
-// no more of one output than that the command ended), else it waits:
-// the harness must end it.
-const hostile = `
-import os, struct, sys, time
-out = os.fdopen(1, "wb", 0)
-sys.stderr.write("FBRELAY1" + "\x00\x00\x00\x01\x00\x00\x00\x05" * 100 + "\n"); sys.stderr.flush()
-time.sleep(0.5)  # the engine's two outputs are not ordered: the noise first
-out.write(GREETING)
-out.write(ATTACK)
-if EXIT:
-    os._exit(0)
-time.sleep(600)
-`
-
-func frame(id, n int, payload string) string {
-	return fmt.Sprintf("struct.pack('>II', %d, %d) + b%q", id, n, payload)
-}
-
-// TestRelayAttacks: whatever a relay writes, the harness neither hangs
-// nor crashes: each breach of the protocol ends the relay within
-// seconds with an error saying what it was, the proxy's listener
-// reports it, and the connections it opened are closed.
-func TestRelayAttacks(t *testing.T) {
-	box := relayBox(t)
-	request := "GET /models HTTP/1.1\r\nHost: x\r\n\r\n"
-	for _, c := range []struct {
-		name, greeting, attack, want string
-		exit, greetErr               bool
-	}{
-		{name: "oversized length", attack: frame(1, maxFrame+1, ""), want: "a frame of 65537 bytes for connection 1, over the 65536 a frame may have"},
-		{name: "the largest length", attack: frame(1, 1<<32-1, ""), want: "a frame of 4294967295 bytes"},
-		{name: "unknown connection id", attack: frame(1, 1, "x") + "+" + frame(7, 1, "y"), want: "a frame for connection 7, which it never opened (the last it opened is 1)"},
-		{name: "connection id 0", attack: frame(0, 1, "x"), want: "a frame for connection 0, which it never opened"},
-		{name: "an HTTP request instead of frames", attack: "b" + strconv.Quote(request), want: "a frame of 795701092 bytes for connection 1195725856"},
-		{name: "too many connections", attack: "b''.join(struct.pack('>II', i, 1) + b'x' for i in range(1, 66))", want: "it opened connection 65 while 64 were open, the most it may have"},
-		{name: "data after the end", attack: frame(1, 1, "x") + "+" + frame(1, 0, "") + "+" + frame(1, 2, "yz"), want: "2 bytes for connection 1 after its end"},
-		{name: "ended twice", attack: frame(1, 0, "") + "+" + frame(1, 0, ""), want: "connection 1 ended twice"},
-		{name: "a request, then a frame cut by the relay's end", attack: frame(1, len(request), request) + "+ struct.pack('>II', 1, 100) + b'abc'", exit: true, want: "its output ended inside a frame of 100 bytes for connection 1"},
-		{name: "a header cut by the relay's end", attack: "b'\\x00\\x00\\x00'", exit: true, want: "its output ended inside a frame's header"},
-		{name: "garbage for a greeting", greeting: "b'HTTP/1.1 200 OK\\r\\n'", attack: "b''", want: `it began with "HTTP/1.1", not its greeting`, greetErr: true},
-		{name: "a greeting cut short", greeting: "b'FBR'", attack: "b''", exit: true, want: `it began with "FBR", not its greeting`, greetErr: true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			greeting := c.greeting
-			if greeting == "" {
-				greeting = "b'" + relayGreeting + "'"
-			}
-			program := strings.NewReplacer("GREETING", "("+greeting+")", "ATTACK", "("+c.attack+")", "EXIT", map[bool]string{true: "True", false: "False"}[c.exit]).Replace(hostile)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			s, err := box.ExecStream(ctx, []string{"python3", "-I", "-c", program}, container.ExecOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			r := newRelay(s)
-			r.stderr = s.Stderr
-			begin := time.Now()
-			err = r.greet(ctx, 20*time.Second)
-			if c.greetErr {
-				if err == nil || !errors.Is(err, errRelayProtocol) || !strings.Contains(err.Error(), c.want) {
-					t.Fatalf("the greeting: %v; want %q", err, c.want)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var mu sync.Mutex
-			var seen []string
-			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				mu.Lock()
-				seen = append(seen, req.URL.Path)
-				mu.Unlock()
-				io.WriteString(w, "{}")
-			})}
-			served := make(chan error, 1)
-			go func() { served <- srv.Serve(r) }()
-			go r.run()
-			select {
-			case <-r.Done():
-			case <-time.After(20 * time.Second):
-				t.Fatal("the relay did not end in 20 s")
-			}
-			err = r.Err()
-			if !errors.Is(err, errRelayProtocol) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("the relay ended with %v; want %q", err, c.want)
-			}
-			if f := r.failure(); !strings.Contains(f.Error(), "the metering proxy's relay failed") || !strings.Contains(f.Error(), "FBRELAY1") {
-				t.Errorf("the instance's error %q does not say the relay failed, with its standard error", f)
-			}
-			select {
-			case err := <-served:
-				if !errors.Is(err, errRelayProtocol) {
-					t.Errorf("the proxy's Serve returned %v; want the relay's error", err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Error("the proxy's Serve did not return in 10 s")
-			}
-			srv.Close()
-			if d := time.Since(begin); d > 30*time.Second {
-				t.Errorf("ending the relay took %s", d)
-			}
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			for id, c := range r.conns {
-				if _, err := c.local.Write([]byte("x")); err == nil {
-					t.Errorf("connection %d is still open", id)
-				}
-			}
-		})
-	}
-}
-
-// TestRelayGreetingTimeout: a relay that never greets is given up on.
-func TestRelayGreetingTimeout(t *testing.T) {
-	box := relayBox(t)
-	ctx := context.Background()
-	s, err := box.ExecStream(ctx, []string{"sleep", "600"}, container.ExecOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := newRelay(s)
-	begin := time.Now()
-	if err := r.greet(ctx, 2*time.Second); err == nil || !strings.Contains(err.Error(), "no greeting in 2s") {
-		t.Errorf("greet: %v", err)
-	}
-	if d := time.Since(begin); d > 20*time.Second {
-		t.Errorf("giving up took %s", d)
-	}
-	if _, err := r.Accept(); err == nil {
-		t.Error("Accept after the failure succeeded")
 	}
 }
 
@@ -326,7 +183,7 @@ func TestRelayKilledMidRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dbl.Close()
-	r, err := startRelay(ctx, box)
+	r, err := relay.Start(ctx, box, proxyPort, "the metering proxy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +197,7 @@ func TestRelayKilledMidRequest(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the request did not reach the model in a minute")
 	}
-	kill := `for d in /proc/[0-9]*; do if tr '\0' ' ' <$d/cmdline 2>/dev/null | grep -q '^python3 -I ` + relayPath + `'; then kill -9 ${d#/proc/}; echo killed; fi; done`
+	kill := `for d in /proc/[0-9]*; do if tr '\0' ' ' <$d/cmdline 2>/dev/null | grep -q '^python3 -I ` + relay.Path + `'; then kill -9 ${d#/proc/}; echo killed; fi; done`
 	if res, err := box.Exec(ctx, []string{"bash", "-c", kill}, container.ExecOptions{Timeout: time.Minute}); err != nil || !strings.Contains(string(res.Stdout), "killed") {
 		t.Fatalf("killing the relay: %v %s%s", err, res.Stdout, res.Stderr)
 	}
@@ -353,7 +210,7 @@ func TestRelayKilledMidRequest(t *testing.T) {
 	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "the relay ended") {
 		t.Errorf("the relay's error: %v", err)
 	}
-	if f := r.failure(); !strings.HasPrefix(f.Error(), "the metering proxy's relay failed: the relay ended") {
+	if f := r.Failure(); !strings.HasPrefix(f.Error(), "the metering proxy's relay failed: the relay ended") {
 		t.Errorf("the instance's error: %v", f)
 	}
 	select {

@@ -32,7 +32,24 @@ func PipArgs(src, target string) []string {
 // again, whose exit status is then the command's. Run it as the user the
 // install runs as: the package's build is its code.
 func Argv(installer, src, target string) []string {
-	pip := strings.Join(PipArgs(`"$2"`, `"$3"`), " ")
-	script := `python3 -I "$1" "$2" "$3" || { find "$3" -mindepth 1 -delete && ` + pip + `; }`
-	return []string{"sh", "-c", script, "sh", installer, src, target}
+	return ArgvPython("python3", installer, src, target)
+}
+
+// ArgvPython is Argv with the interpreter python (an absolute path, or
+// "python3" from $PATH): the environment's, whose pip is then run as
+// "python -m pip".
+func ArgvPython(python, installer, src, target string) []string {
+	args := PipArgs(`"$2"`, `"$3"`)
+	py := "python3"
+	if python != "python3" && python != "" {
+		py = `"$4"`
+		args = append([]string{py, "-m"}, args...)
+	}
+	pip := strings.Join(args, " ")
+	script := py + ` -I "$1" "$2" "$3" || { find "$3" -mindepth 1 -delete && ` + pip + `; }`
+	argv := []string{"sh", "-c", script, "sh", installer, src, target}
+	if py != "python3" {
+		argv = append(argv, python)
+	}
+	return argv
 }

@@ -126,6 +126,9 @@ func Command(o RunOptions) []string {
 	return append(argv, o.File)
 }
 
+// CoverageFile is where the runner's tests keep coverage's data.
+const CoverageFile = "/tmp/.featbench-coverage"
+
 // Env returns the environment variables to set for [Command]'s process, as
 // NAME=value. CI=1 stops pytest from cutting summary messages to the
 // terminal width; PYTHONDONTWRITEBYTECODE keeps the tree clean for the next
@@ -147,8 +150,12 @@ func Env(o RunOptions) []string {
 		"PYTHONIOENCODING=utf-8",
 	}
 	if o.Runner != "" {
-		// The runner sets up sys.path itself; HOME is one the user can write.
-		return append(env, "HOME=/tmp")
+		// The runner sets up sys.path itself; HOME is one the user can
+		// write, and so is coverage's data file: a project whose addopts
+		// turn pytest-cov on (python-semver's --cov) would otherwise end
+		// every run in an INTERNALERROR, writing .coverage into the
+		// working folder, which the tests' user cannot.
+		return append(env, "HOME=/tmp", "COVERAGE_FILE="+CoverageFile)
 	}
 	if len(path) > 0 {
 		env = append(env, "PYTHONPATH="+strings.Join(path, ":"))

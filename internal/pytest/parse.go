@@ -641,7 +641,11 @@ func (p *parser) expected() {
 		}
 		if o.Status == "" {
 			switch {
-			case hasCollErr:
+			case hasCollErr && !p.fileRan(id):
+				// The run stopped at the collection error, or this test's
+				// file is the one that did not collect. A file that did
+				// collect and ran (--continue-on-collection-errors) has no
+				// such test: another file's error does not explain that.
 				c := p.collectors.byID[firstCollErr]
 				o.Status, o.ExcType = StatusCollectionError, c.exc
 				o.Message = cut("not run: collection failed: " + c.msg)
@@ -689,6 +693,21 @@ func (p *parser) expected() {
 	for _, id := range p.collectors.order {
 		p.rep.Collectors = append(p.rep.Collectors, p.collectors.byID[id].outcome(id))
 	}
+}
+
+// fileRan says whether a test of id's file reported an outcome other
+// than a collection error: its file collected.
+func (p *parser) fileRan(id string) bool {
+	file, _, ok := strings.Cut(id, "::")
+	if !ok {
+		return false
+	}
+	for _, tid := range p.tests.order {
+		if strings.HasPrefix(tid, file+"::") && p.tests.byID[tid].status != StatusCollectionError {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *result) outcome(id string) Outcome {

@@ -647,3 +647,40 @@ func TestReportJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestParseOtherFilesCollectionError: with --continue-on-collection-errors
+// one file's collection error does not speak for a test of another file
+// that collected and ran: a test missing there is missing, not that
+// file's ImportError (python-semver: test_docstrings' tests parametrized
+// over the masked functions vanished from the masked codebase, and were
+// reported as the fail-to-pass file's ImportError).
+func TestParseOtherFilesCollectionError(t *testing.T) {
+	out := `============================= test session starts ==============================
+collected 1 item / 1 error
+
+==================================== ERRORS ====================================
+_______________________ ERROR collecting tests/test_a.py _______________________
+ImportError while importing test module '/testbed/tests/test_a.py'.
+E   ImportError: cannot import name 'feature' from 'lib'
+=========================== short test summary info ============================
+PASSED tests/test_b.py::test_ok
+ERROR tests/test_a.py - ImportError: cannot import name 'feature' from 'lib'
+========================= 1 passed, 1 error in 0.05s ==========================
+`
+	r := mustParse(t, Input{Stdout: []byte(out), ExitCode: 1,
+		Expected: []string{"tests/test_a.py::test_feature", "tests/test_b.py::test_ok", "tests/test_b.py::test_param[gone]"}})
+	checkOutcomes(t, r, map[string]want{
+		"tests/test_a.py::test_feature":     {StatusCollectionError, "ImportError", "feature"},
+		"tests/test_b.py::test_ok":          {StatusPassed, "", ""},
+		"tests/test_b.py::test_param[gone]": {StatusMissing, "", "not reported by pytest"},
+	})
+	// Stopped by the collection error (no --continue-on-collection-errors):
+	// nothing ran, and the error speaks for every test.
+	stopped := strings.Replace(strings.Replace(out, "PASSED tests/test_b.py::test_ok\n", "", 1), "1 passed, 1 error", "1 error", 1)
+	stopped = strings.Replace(stopped, "========================= 1 error in", "!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n========================= 1 error in", 1)
+	r = mustParse(t, Input{Stdout: []byte(stopped), ExitCode: 2, Expected: []string{"tests/test_a.py::test_feature", "tests/test_b.py::test_ok"}})
+	checkOutcomes(t, r, map[string]want{
+		"tests/test_a.py::test_feature": {StatusCollectionError, "ImportError", "feature"},
+		"tests/test_b.py::test_ok":      {StatusCollectionError, "ImportError", "not run: collecting tests/test_a.py failed"},
+	})
+}

@@ -120,6 +120,12 @@ def _child(opts, args, w):
             plugins.append(ep.load())
         except Exception as e:  # an environment plugin that does not import
             sys.stderr.write("featbench_run: plugin %s does not load: %s\n" % (ep.name, e))
+    if any(getattr(p, "__name__", "").startswith("pytest_cov") for p in plugins) and os.environ.get("COVERAGE_FILE"):
+        # Said in the log: where the project's coverage goes instead.
+        sys.stderr.write(
+            "featbench_run: pytest-cov keeps its data in COVERAGE_FILE=%s (the tests' user cannot write %s)\n"
+            % (os.environ["COVERAGE_FILE"], cwd)
+        )
     if opts.get("plugin_dir"):
         sys.path.remove(opts["plugin_dir"])
     sys.path.insert(0, cwd)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/distribution/reference"
@@ -25,9 +26,12 @@ func RegistryRef(registry, local, id string) (string, error) {
 }
 
 // push makes sure the registry has the local image, and returns the name
-// the nodes pull it by. Each image is looked at once per executor (a
-// failed push is tried again by the next Start), and pushed only when
-// the registry does not have its tag.
+// the nodes pull it by: its content-addressed tag pinned to the digest of
+// the manifest the registry holds, so that a node's engine checks that
+// what it pulls is what was pushed (a base image from another registry
+// is pushed, and referenced, the same way). Each image is looked at once
+// per executor (a failed push is tried again by the next Start), and
+// pushed only when the registry does not have its tag.
 func (x *Executor) push(ctx context.Context, local string) (string, error) {
 	x.mu.Lock()
 	p := x.images[local]
@@ -53,16 +57,16 @@ func (x *Executor) push(ctx context.Context, local string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	has, err := x.registryHas(ctx, push)
+	digest, err := x.registryHas(ctx, push)
 	if err != nil {
 		return "", err
 	}
-	if !has {
+	if digest == "" {
 		x.logf("pushing %s as %s", local, push)
 		if err := x.cfg.Local.Tag(ctx, local, push); err != nil {
 			return "", err
 		}
-		err := x.cfg.Local.Push(ctx, push, nil)
+		digest, err = x.cfg.Local.Push(ctx, push, "", nil)
 		// The extra name is only for the push; the image keeps its own.
 		if rerr := x.cfg.Local.RemoveImage(context.WithoutCancel(ctx), push); rerr != nil && err == nil {
 			err = rerr
@@ -74,8 +78,8 @@ func (x *Executor) push(ctx context.Context, local string) (string, error) {
 		x.pushes++
 		x.mu.Unlock()
 	}
-	p.ref = pull
-	return pull, nil
+	p.ref = pull + "@" + digest
+	return p.ref, nil
 }
 
 // manifestTypes are the manifests a registry may hold an image as.
@@ -87,30 +91,37 @@ var manifestTypes = []string{
 }
 
 // registryHas asks the registry (distribution's HTTP API, plain HTTP, as
-// the engines use it with --insecure-registry) whether it has the tag of
-// ref.
-func (x *Executor) registryHas(ctx context.Context, ref string) (bool, error) {
+// the engines use it with --insecure-registry) for the digest of the
+// manifest the tag of ref names, "" when it has no such tag.
+func (x *Executor) registryHas(ctx context.Context, ref string) (string, error) {
 	host, rest, _ := strings.Cut(ref, "/")
 	name, tag, _ := strings.Cut(rest, ":")
 	url := "http://" + host + "/v2/" + name + "/manifests/" + tag
 	req, err := http.NewRequestWithContext(ctx, http.MethodHead, url, nil)
 	if err != nil {
-		return false, fmt.Errorf("asking the registry for %s: %w", ref, err)
+		return "", fmt.Errorf("asking the registry for %s: %w", ref, err)
 	}
 	req.Header.Set("Accept", strings.Join(manifestTypes, ", "))
 	res, err := x.http.Do(req)
 	if err != nil {
-		return false, fmt.Errorf("asking the registry for %s: %w", ref, err)
+		return "", fmt.Errorf("asking the registry for %s: %w", ref, err)
 	}
 	res.Body.Close()
 	switch res.StatusCode {
 	case http.StatusOK:
-		return true, nil
+		d := res.Header.Get("Docker-Content-Digest")
+		if !digestPattern.MatchString(d) {
+			return "", fmt.Errorf("asking the registry for %s: HEAD %s: no digest of the manifest (Docker-Content-Digest %q)", ref, url, d)
+		}
+		return d, nil
 	case http.StatusNotFound:
-		return false, nil
+		return "", nil
 	}
-	return false, fmt.Errorf("asking the registry for %s: HEAD %s: %s", ref, url, res.Status)
+	return "", fmt.Errorf("asking the registry for %s: HEAD %s: %s", ref, url, res.Status)
 }
+
+// digestPattern is a manifest's digest as a registry gives it.
+var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 func randomHex(n int) string {
 	b := make([]byte, n)

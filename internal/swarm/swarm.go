@@ -330,7 +330,7 @@ func (x *Executor) serviceSpec(spec container.Spec, ref string) swarm.ServiceSpe
 		Mode: swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &one}},
 		TaskTemplate: swarm.TaskSpec{
 			ContainerSpec: &swarm.ContainerSpec{
-				Image: ref, Labels: spec.Labels, Command: []string{"sleep", "infinity"}, Dir: spec.WorkDir, Env: spec.Env,
+				Image: ref, Labels: spec.Labels, Command: []string{"sleep", "infinity"}, User: "0:0", Dir: spec.WorkDir, Env: spec.Env,
 				Init: &yes, CapabilityDrop: []string{"ALL"}, CapabilityAdd: container.KeptCapabilities(), Mounts: mounts,
 				// Engines before API 1.46 ignore this; docs/executors.md.
 				Privileges: &swarm.Privileges{NoNewPrivileges: true},

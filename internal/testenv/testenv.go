@@ -10,11 +10,14 @@
 package testenv
 
 import (
+	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Chromium returns the path of a Chromium or Chrome binary for the test.
@@ -117,4 +120,55 @@ func missing(t testing.TB, require, what, hint string) {
 		t.Fatalf("%s=1 but %s: %s", require, what, hint)
 	}
 	t.Skipf("%s: %s (set %s=1 to make this a failure)", what, hint, require)
+}
+
+// Registries are the local registries scripts/provision-registry.sh
+// starts: Open needs no credentials; Auth wants User and Password (HTTP
+// basic authentication, from an htpasswd file).
+type Registries struct {
+	Open, Auth     string // host:port as this machine's engine reaches them
+	User, Password string // Auth's
+}
+
+// Registry returns the test's registries: $FEATBENCH_REGISTRY,
+// $FEATBENCH_AUTH_REGISTRY, _USER and _PASSWORD when set (what
+// scripts/provision-registry.sh prints), else the ones that script starts,
+// when they answer (the password read from its file). If they do not,
+// the test is skipped, or fails if FEATBENCH_REQUIRE_REGISTRY=1.
+func Registry(t testing.TB) Registries {
+	t.Helper()
+	const hint = "run `eval \"$(bash scripts/provision-registry.sh)\"` (as root) to start Debian's docker-registry on :5077 and, with a password, on :5078"
+	r := Registries{
+		Open: os.Getenv("FEATBENCH_REGISTRY"), Auth: os.Getenv("FEATBENCH_AUTH_REGISTRY"),
+		User: os.Getenv("FEATBENCH_AUTH_REGISTRY_USER"), Password: os.Getenv("FEATBENCH_AUTH_REGISTRY_PASSWORD"),
+	}
+	if r.Open == "" {
+		r.Open = "127.0.0.1:5077"
+	}
+	if r.Auth == "" {
+		r.Auth, r.User = "127.0.0.1:5078", "featbench"
+		pw, err := os.ReadFile("/var/lib/featbench-registry/auth/password")
+		if err != nil {
+			missing(t, "FEATBENCH_REQUIRE_REGISTRY", "no password of the registry at "+r.Auth+" ("+err.Error()+")", hint)
+			return Registries{}
+		}
+		r.Password = strings.TrimSpace(string(pw))
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	for _, want := range []struct {
+		host string
+		code int
+	}{{r.Open, http.StatusOK}, {r.Auth, http.StatusUnauthorized}} {
+		res, err := client.Get("http://" + want.host + "/v2/")
+		if err != nil {
+			missing(t, "FEATBENCH_REQUIRE_REGISTRY", "no registry answers at "+want.host+": "+err.Error(), hint)
+			return Registries{}
+		}
+		res.Body.Close()
+		if res.StatusCode != want.code {
+			missing(t, "FEATBENCH_REQUIRE_REGISTRY", fmt.Sprintf("the registry at %s answers %s, not %d", want.host, res.Status, want.code), hint)
+			return Registries{}
+		}
+	}
+	return r
 }

@@ -7,6 +7,12 @@ package imagestest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -111,4 +117,172 @@ func progressLines(log string) string {
 		}
 	}
 	return b.String()
+}
+
+// PushAs pushes the local image src to a registry as dst (a reference
+// with the registry's host and a tag), with auth as the X-Registry-Auth
+// value ("" for none), and removes the names dst and dst's digest from the
+// engine again, so that taking either afterwards is a pull. It returns dst pinned by the digest
+// the registry holds.
+func PushAs(t testing.TB, eng *container.Engine, src, dst, auth string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := eng.Tag(ctx, src, dst); err != nil {
+		t.Fatal(err)
+	}
+	digest, err := eng.Push(ctx, dst, auth, nil)
+	if rerr := eng.RemoveImage(context.WithoutCancel(ctx), dst); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _, _ := strings.Cut(dst[strings.LastIndex(dst, "/")+1:], ":")
+	pinned := dst[:strings.LastIndex(dst, "/")+1] + name + "@" + digest
+	// The engine keeps the pushed digest as a name of the image too.
+	if err := eng.RemoveImage(ctx, pinned); err != nil {
+		t.Fatal(err)
+	}
+	return pinned
+}
+
+// foreignBase makes an image unlike the project's Debian bases in what
+// the harness depends on (no git or pip configuration, no
+// PYTHONDONTWRITEBYTECODE, another working folder and command), as a
+// user's python:3.12-slim would be, but with Python, pytest and git, which
+// this machine can only take from Debian.
+const foreignBase = `FROM %s
+RUN rm -f /etc/gitconfig /etc/pip.conf && rmdir /testbed
+ENV PYTHONDONTWRITEBYTECODE=
+WORKDIR /
+CMD ["python3"]
+`
+
+// registryBases holds RegistryBase's image by name, pushed once per test
+// binary.
+var registryBases = struct {
+	mu sync.Mutex
+	by map[string][2]string
+}{by: map[string][2]string{}}
+
+// RegistryBase pushes an image made from the default Debian base (with
+// foreignBase's differences) to the open local registry
+// (testenv.Registry) as name (for example
+// "featbench-test/python:3.12-slim"), as a user's base image from a
+// registry would be, once per test binary, and returns the engine, the
+// reference with its tag, and the same pinned by digest. The engine keeps
+// neither name, nor the image.
+func RegistryBase(t testing.TB, name string) (eng *container.Engine, tagged, pinned string) {
+	t.Helper()
+	reg := testenv.Registry(t)
+	eng, base := Base(t)
+	tagged = reg.Open + "/" + name
+	registryBases.mu.Lock()
+	defer registryBases.mu.Unlock()
+	if p, ok := registryBases.by[name]; ok {
+		return eng, p[0], p[1]
+	}
+	pinned = PushBuilt(t, eng, fmt.Sprintf(foreignBase, base), tagged, "")
+	registryBases.by[name] = [2]string{tagged, pinned}
+	return eng, tagged, pinned
+}
+
+// testLabels mark the images built here on a base image, which would
+// otherwise carry the base's labels (kind "base") and be listed as one.
+var testLabels = map[string]string{images.LabelKind: "test"}
+
+// PushFresh builds an image of its own on base (one layer more, with a
+// random file), pushes it as PushBuilt does.
+func PushFresh(t testing.TB, eng *container.Engine, base, dst, auth string) string {
+	t.Helper()
+	return PushBuilt(t, eng, "FROM "+base+"\nRUN head -c 16 /dev/urandom | od -x > /featbench-fresh\n", dst, auth)
+}
+
+// PushBuilt builds dockerfile (no build context), pushes the image to a
+// registry as dst (as PushAs does) and then removes it from the engine
+// altogether: the engine knows neither its new layers nor its manifest,
+// so taking it again must reach the registry. (An engine that pushed an
+// image serves a pull of its digest from what it has, without asking the
+// registry.)
+func PushBuilt(t testing.TB, eng *container.Engine, dockerfile, dst, auth string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var b [8]byte
+	rand.Read(b[:])
+	local := "featbench-test/built:" + hex.EncodeToString(b[:])
+	if err := eng.Build(ctx, local, dockerfile, nil, testLabels, nil); err != nil {
+		t.Fatal(err)
+	}
+	pinned := PushAs(t, eng, local, dst, auth)
+	if err := eng.RemoveImage(ctx, local); err != nil {
+		t.Fatal(err)
+	}
+	return pinned
+}
+
+// FeatureBenchLayout lays an image out as FeatureBench's images are: the
+// complete project in /testbed, a git repository of it, a copy in
+// /root/my_repo, and an environment of its own at
+// /opt/miniconda3/envs/testbed (where FeatureBench has a conda
+// environment; here a venv that sees the base's pytest) with the project
+// installed in editable mode. %s is the base; extra lines follow.
+const FeatureBenchLayout = `FROM %s
+COPY src/ /testbed/
+WORKDIR /testbed
+RUN python3 -m venv --without-pip --system-site-packages /opt/miniconda3/envs/testbed && /opt/miniconda3/envs/testbed/bin/python -m pip install --no-index --no-deps --no-build-isolation -e /testbed
+RUN git init -q && git add -A && git commit -q -m project && cp -r /testbed /root/my_repo
+%s`
+
+// FeatureBenchImage builds the project in the folder src into an image in
+// FeatureBench's layout (FeatureBenchLayout) on base, with the Dockerfile
+// lines extra after it, pushes it to a registry as dst (as PushAs does)
+// and removes it from the engine; it returns dst pinned by digest.
+func FeatureBenchImage(t testing.TB, eng *container.Engine, base, src, dst, extra string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	files := SourceFiles(t, src)
+	var b [8]byte
+	rand.Read(b[:])
+	local := "featbench-test/fblayout:" + hex.EncodeToString(b[:])
+	if err := eng.Build(ctx, local, fmt.Sprintf(FeatureBenchLayout, base, extra), files, testLabels, nil); err != nil {
+		t.Fatal(err)
+	}
+	pinned := PushAs(t, eng, local, dst, "")
+	if err := eng.RemoveImage(ctx, local); err != nil {
+		t.Fatal(err)
+	}
+	return pinned
+}
+
+// SourceFiles are the files of the project folder src as a build context
+// puts them under src/ (FeatureBenchLayout copies them from there), caches
+// and build leftovers left out.
+func SourceFiles(t testing.TB, src string) []container.File {
+	t.Helper()
+	var files []container.File
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "__pycache__" || strings.HasSuffix(d.Name(), ".egg-info") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, container.File{Path: "src/" + filepath.ToSlash(rel), Mode: 0o644, Data: data})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

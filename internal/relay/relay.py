@@ -1,14 +1,14 @@
-"""The agent's only way out of its container: a relay from a port of the
-container's own loopback to the harness's metering proxy, over this
-process's standard input and output, which the harness holds through the
-engine's exec connection (the container has no network, and its engine
-may be on another machine than the harness). It runs as root, so the
-agent's user can neither stop nor replace it.
+"""A container's only way out: a relay from a port of the container's own
+loopback to a proxy of the harness (an agent's metering proxy, an install's
+build gate), over this process's standard input and output, which the
+harness holds through the engine's exec connection (the container has no
+network, and its engine may be on another machine than the harness). It
+runs as root, so the agent's user can neither stop nor replace it.
 
 Each connection accepted on the port gets an id, 1, 2, ... in the order
 of its first frame, and its bytes travel both ways in frames: a 4-byte
 id, a 4-byte length (big-endian) and that many bytes, at most MAX_FRAME.
-A frame of length 0 ends a connection: from here, the agent sent all it
+A frame of length 0 ends a connection: from here, the client sent all it
 will (its end of file); from the harness, it is closed. The output starts
 with GREETING, written once the port listens. At most MAX_CONNECTIONS
 connections are open at once; more are closed as they come.

@@ -1,4 +1,13 @@
-package infer
+// Package relay carries TCP connections out of a container that has no
+// network: relay.py listens on a port of the container's loopback, and
+// each connection made there travels in frames over the relay's standard
+// input and output, which the harness holds through the engine's exec
+// connection. On the harness's side the relay is a net.Listener, for an
+// HTTP server (eval infer's metering proxy, the build gate of
+// internal/gate) to serve. No folder of this machine is mounted into the
+// container and the container needs no network, so the container may run
+// on any engine, a swarm node's included.
+package relay
 
 import (
 	"context"
@@ -10,6 +19,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -17,49 +27,46 @@ import (
 	"github.com/featbench/featbench/internal/container"
 )
 
-// The agent reaches the metering proxy through a relay (relay.py), which
-// runs in its container as root and listens on the container's loopback:
-// each connection the agent opens there travels in frames over the
-// relay's standard input and output, which the harness holds through the
-// engine's exec connection. No folder of this machine is mounted into the
-// container and the container needs no network, so the container may run
-// on any engine, a swarm node's included.
-//
-// Everything the relay writes is treated as hostile: the container is the
-// agent's. A frame over maxFrame, a connection id the relay never
-// announced, more than maxRelayConns connections at once or a stream that
-// ends inside a frame ends the relay with an error saying so (wrapping
-// errRelayProtocol); the harness then stops the agent and records the
-// instance as the harness's failure.
+// Everything the relay writes is treated as hostile: the container may be
+// an agent's, or run a stranger's install commands. A frame over
+// MaxFrame, a connection id the relay never announced, more than MaxConns
+// connections at once or a stream that ends inside a frame ends the relay
+// with an error saying so (wrapping ErrProtocol); the harness then stops
+// what runs in the container.
 
 //go:embed relay.py
-var relaySource []byte
+var source []byte
+
+// Source is relay.py, for an image or a container to hold at Path.
+func Source() []byte { return source }
 
 const (
-	relayPath = "/opt/featbench/bin/relay.py"
-	// relayGreeting starts the relay's output, written once it listens.
-	relayGreeting = "FBRELAY1"
-	// maxFrame bounds a frame's payload, both ways (relay.py's MAX_FRAME).
-	maxFrame = 64 << 10
-	// maxRelayConns bounds the connections open at once; the relay closes
+	// Path is where images and containers hold relay.py.
+	Path = "/opt/featbench/bin/relay.py"
+	// Greeting starts the relay's output, written once it listens.
+	Greeting = "FBRELAY1"
+	// MaxFrame bounds a frame's payload, both ways (relay.py's MAX_FRAME).
+	MaxFrame = 64 << 10
+	// MaxConns bounds the connections open at once; the relay closes
 	// the ones over it as they come.
-	maxRelayConns = 64
-	// relayStartTimeout bounds the wait for the greeting.
-	relayStartTimeout = time.Minute
-	frameHeader       = 8 // id, length: big-endian uint32s
+	MaxConns = 64
+	// startTimeout bounds the wait for the greeting.
+	startTimeout = time.Minute
+	frameHeader  = 8 // id, length: big-endian uint32s
 )
 
-// errRelayProtocol says that the relay wrote what its protocol does not
+// ErrProtocol says that the relay wrote what its protocol does not
 // allow.
-var errRelayProtocol = errors.New("the relay broke its protocol")
+var ErrProtocol = errors.New("the relay broke its protocol")
 
 // errRelayClosed is the error of a relay the harness closed.
 var errRelayClosed = errors.New("the relay was closed")
 
-// relay is the harness's end of the relay: a net.Listener whose
-// connections are the ones the agent opens in its container, for the
-// metering proxy to serve.
-type relay struct {
+// Relay is the harness's end of the relay: a net.Listener whose
+// connections are the ones opened in the container, for a proxy to serve.
+type Relay struct {
+	name   string             // what the relay serves, for errors: "the metering proxy"
+	port   string             // where it listens in the container
 	s      io.ReadWriteCloser // the relay's standard output (Read) and input (Write)
 	stderr func() []byte      // the relay's standard error so far, for errors; may be nil
 	wmu    sync.Mutex         // frames to the relay, whole
@@ -87,50 +94,67 @@ type relayConn struct {
 	ended bool // the relay sent its end of file; under the relay's mu
 }
 
-// startRelay starts relay.py in box, as root, and returns the harness's
-// end once the relay listens. Close it when done.
-func startRelay(ctx context.Context, box *container.Container) (*relay, error) {
-	s, err := box.ExecStream(ctx, []string{"python3", "-I", relayPath, proxyPort, strconv.Itoa(maxRelayConns)},
+// Start starts relay.py (at Path in box) as root, listening on port of
+// the container's loopback, and returns the harness's end once the relay
+// listens. name says what it serves, for errors ("the metering proxy").
+// Close it when done.
+func Start(ctx context.Context, box *container.Container, port int, name string) (*Relay, error) {
+	s, err := box.ExecStream(ctx, []string{"python3", "-I", Path, strconv.Itoa(port), strconv.Itoa(MaxConns)},
 		container.ExecOptions{WorkDir: "/", MaxOutput: 64 << 10})
 	if err != nil {
-		return nil, fmt.Errorf("starting the proxy's relay: %w", err)
+		return nil, fmt.Errorf("starting %s's relay: %w", name, err)
 	}
-	r := newRelay(s)
+	r := New(s, name, port)
 	r.stderr = s.Stderr
-	if err := r.greet(ctx, relayStartTimeout); err != nil {
+	if err := r.Greet(ctx, startTimeout); err != nil {
 		res, _ := s.Wait()
-		return nil, fmt.Errorf("the proxy's relay did not start: %w (exit %d): %s", err, res.ExitCode, lastLines(string(res.Stderr), 5))
+		return nil, fmt.Errorf("%s's relay did not start: %w (exit %d): %s", name, err, res.ExitCode, lastLines(string(res.Stderr), 5))
 	}
-	go r.run()
+	go r.Run()
 	return r, nil
 }
 
-// failure is Err as the instance's error, with the relay's last words.
-func (r *relay) failure() error {
+// Failure is Err as an error for the work the relay served, with the
+// relay's last words.
+func (r *Relay) Failure() error {
 	err := r.Err()
 	if r.stderr != nil {
 		if e := lastLines(string(r.stderr()), 5); e != "" {
-			return fmt.Errorf("the metering proxy's relay failed: %w; its standard error: %s", err, e)
+			return fmt.Errorf("%s's relay failed: %w; its standard error: %s", r.name, err, e)
 		}
 	}
-	return fmt.Errorf("the metering proxy's relay failed: %w", err)
+	return fmt.Errorf("%s's relay failed: %w", r.name, err)
 }
 
-func newRelay(s io.ReadWriteCloser) *relay {
-	return &relay{s: s, conns: map[uint32]*relayConn{}, endedGone: map[uint32]bool{}, accept: make(chan net.Conn), done: make(chan struct{})}
+// New is the harness's end of a relay whose output and input are s
+// (Start makes one from a container); call Greet, then Run.
+func New(s io.ReadWriteCloser, name string, port int) *Relay {
+	return &Relay{name: name, port: strconv.Itoa(port), s: s, conns: map[uint32]*relayConn{}, endedGone: map[uint32]bool{}, accept: make(chan net.Conn), done: make(chan struct{})}
 }
 
-// greet waits for the relay's greeting, for timeout at most.
-func (r *relay) greet(ctx context.Context, timeout time.Duration) error {
+// SetStderr gives the relay's standard error so far, for its errors.
+func (r *Relay) SetStderr(f func() []byte) { r.stderr = f }
+
+// lastLines returns the last n lines of s, trimmed.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Greet waits for the relay's greeting, for timeout at most.
+func (r *Relay) Greet(ctx context.Context, timeout time.Duration) error {
 	got := make(chan error, 1)
 	go func() {
-		b := make([]byte, len(relayGreeting))
+		b := make([]byte, len(Greeting))
 		n, err := io.ReadFull(r.s, b)
 		switch {
 		case err != nil && n == 0:
 			err = fmt.Errorf("it ended without a word (%w)", err)
-		case err != nil || string(b) != relayGreeting:
-			err = fmt.Errorf("%w: it began with %q, not its greeting", errRelayProtocol, b[:n])
+		case err != nil || string(b) != Greeting:
+			err = fmt.Errorf("%w: it began with %q, not its greeting", ErrProtocol, b[:n])
 		}
 		got <- err
 	}()
@@ -150,15 +174,15 @@ func (r *relay) greet(ctx context.Context, timeout time.Duration) error {
 	return err
 }
 
-// run relays until the relay's output ends, breaks the protocol or the
-// relay is closed. Start it after greet.
-func (r *relay) run() {
+// Run relays until the relay's output ends, breaks the protocol or the
+// relay is closed. Start it after Greet.
+func (r *Relay) Run() {
 	r.fail(r.demux())
 }
 
 // demux reads the relay's frames and hands each one's bytes to its
 // connection.
-func (r *relay) demux() error {
+func (r *Relay) demux() error {
 	var hdr [frameHeader]byte
 	for {
 		if n, err := io.ReadFull(r.s, hdr[:]); err != nil {
@@ -166,18 +190,18 @@ func (r *relay) demux() error {
 				return errors.New("the relay ended")
 			}
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return fmt.Errorf("%w: its output ended inside a frame's header", errRelayProtocol)
+				return fmt.Errorf("%w: its output ended inside a frame's header", ErrProtocol)
 			}
 			return fmt.Errorf("reading the relay: %w", err)
 		}
 		id, n := binary.BigEndian.Uint32(hdr[:4]), binary.BigEndian.Uint32(hdr[4:])
-		if n > maxFrame {
-			return fmt.Errorf("%w: a frame of %d bytes for connection %d, over the %d a frame may have", errRelayProtocol, n, id, maxFrame)
+		if n > MaxFrame {
+			return fmt.Errorf("%w: a frame of %d bytes for connection %d, over the %d a frame may have", ErrProtocol, n, id, MaxFrame)
 		}
 		payload := make([]byte, n)
 		if _, err := io.ReadFull(r.s, payload); err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return fmt.Errorf("%w: its output ended inside a frame of %d bytes for connection %d", errRelayProtocol, n, id)
+				return fmt.Errorf("%w: its output ended inside a frame of %d bytes for connection %d", ErrProtocol, n, id)
 			}
 			return fmt.Errorf("reading the relay: %w", err)
 		}
@@ -189,7 +213,7 @@ func (r *relay) demux() error {
 
 // deliver gives a frame of the relay to its connection, opening it if
 // the frame is its first.
-func (r *relay) deliver(id uint32, payload []byte) error {
+func (r *Relay) deliver(id uint32, payload []byte) error {
 	c, err := r.conn(id)
 	if err != nil {
 		return err
@@ -205,9 +229,9 @@ func (r *relay) deliver(id uint32, payload []byte) error {
 	r.mu.Unlock()
 	switch {
 	case ended && len(payload) == 0:
-		return fmt.Errorf("%w: connection %d ended twice", errRelayProtocol, id)
+		return fmt.Errorf("%w: connection %d ended twice", ErrProtocol, id)
 	case ended:
-		return fmt.Errorf("%w: %d bytes for connection %d after its end", errRelayProtocol, len(payload), id)
+		return fmt.Errorf("%w: %d bytes for connection %d after its end", ErrProtocol, len(payload), id)
 	case c == nil:
 		return nil // the harness's side closed it while the frame was on its way
 	case len(payload) == 0:
@@ -224,7 +248,7 @@ func (r *relay) deliver(id uint32, payload []byte) error {
 // conn is the open connection id, opened if id is the next one; nil
 // when the harness's side closed it while the relay's frame was on its
 // way.
-func (r *relay) conn(id uint32) (*relayConn, error) {
+func (r *Relay) conn(id uint32) (*relayConn, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c := r.conns[id]; c != nil {
@@ -233,11 +257,11 @@ func (r *relay) conn(id uint32) (*relayConn, error) {
 	switch {
 	case id == 0 || id > r.last+1:
 		// Ids are announced in order: 1, 2, ...
-		return nil, fmt.Errorf("%w: a frame for connection %d, which it never opened (the last it opened is %d)", errRelayProtocol, id, r.last)
+		return nil, fmt.Errorf("%w: a frame for connection %d, which it never opened (the last it opened is %d)", ErrProtocol, id, r.last)
 	case id <= r.last:
 		return nil, nil
-	case len(r.conns) >= maxRelayConns:
-		return nil, fmt.Errorf("%w: it opened connection %d while %d were open, the most it may have", errRelayProtocol, id, len(r.conns))
+	case len(r.conns) >= MaxConns:
+		return nil, fmt.Errorf("%w: it opened connection %d while %d were open, the most it may have", ErrProtocol, id, len(r.conns))
 	}
 	local, remote, err := socketPair()
 	if err != nil {
@@ -259,8 +283,8 @@ func (r *relay) conn(id uint32) (*relayConn, error) {
 
 // upstream sends what the proxy writes on c to the relay, and ends the
 // connection when the proxy closes it.
-func (r *relay) upstream(c *relayConn) {
-	buf := make([]byte, maxFrame)
+func (r *Relay) upstream(c *relayConn) {
+	buf := make([]byte, MaxFrame)
 	for {
 		n, err := c.local.Read(buf)
 		if n > 0 {
@@ -286,7 +310,7 @@ func (r *relay) upstream(c *relayConn) {
 }
 
 // send writes one frame to the relay; a nil payload ends the connection.
-func (r *relay) send(id uint32, payload []byte) error {
+func (r *Relay) send(id uint32, payload []byte) error {
 	frame := make([]byte, frameHeader+len(payload))
 	binary.BigEndian.PutUint32(frame, id)
 	binary.BigEndian.PutUint32(frame[4:], uint32(len(payload)))
@@ -304,7 +328,7 @@ func (r *relay) send(id uint32, payload []byte) error {
 
 // fail ends the relay for the reason err, once: the stream is closed,
 // and every connection with it.
-func (r *relay) fail(err error) {
+func (r *Relay) fail(err error) {
 	r.once.Do(func() {
 		r.err = err
 		close(r.done)
@@ -319,7 +343,7 @@ func (r *relay) fail(err error) {
 
 // Err says why the relay ended, nil while it runs or when the harness
 // closed it.
-func (r *relay) Err() error {
+func (r *Relay) Err() error {
 	select {
 	case <-r.done:
 		if errors.Is(r.err, errRelayClosed) {
@@ -332,10 +356,10 @@ func (r *relay) Err() error {
 }
 
 // Done is closed when the relay has ended.
-func (r *relay) Done() <-chan struct{} { return r.done }
+func (r *Relay) Done() <-chan struct{} { return r.done }
 
-// Accept returns the next connection the agent opened.
-func (r *relay) Accept() (net.Conn, error) {
+// Accept returns the next connection opened in the container.
+func (r *Relay) Accept() (net.Conn, error) {
 	select {
 	case c := <-r.accept:
 		return c, nil
@@ -348,15 +372,15 @@ func (r *relay) Accept() (net.Conn, error) {
 }
 
 // Close ends the relay and its connections.
-func (r *relay) Close() error {
+func (r *Relay) Close() error {
 	r.fail(errRelayClosed)
 	return nil
 }
 
-// Addr is the proxy's address as the agent reaches it.
-func (r *relay) Addr() net.Addr { return relayAddr{} }
+// Addr is the proxy's address as the container reaches it.
+func (r *Relay) Addr() net.Addr { return relayAddr(r.port) }
 
-type relayAddr struct{}
+type relayAddr string
 
 // relayServerConn is a connection as the proxy serves it: its remote
 // address names it.
@@ -372,8 +396,8 @@ type relayConnAddr uint32
 func (relayConnAddr) Network() string  { return "featbench-relay" }
 func (a relayConnAddr) String() string { return fmt.Sprintf("relay connection %d", uint32(a)) }
 
-func (relayAddr) Network() string { return "featbench-relay" }
-func (relayAddr) String() string  { return "container 127.0.0.1:" + proxyPort }
+func (relayAddr) Network() string  { return "featbench-relay" }
+func (a relayAddr) String() string { return "container 127.0.0.1:" + string(a) }
 
 // socketPair is a connected pair of unix stream sockets: kernel buffers,
 // deadlines and half-closing, which the proxy's HTTP server needs.
