@@ -104,6 +104,11 @@ type Repo struct {
 	// ReleaseKinds are the kinds of release-notes entries whose pull
 	// requests the release method takes: feature, improvement, fix, other.
 	ReleaseKinds []string `toml:"release_kinds"`
+	// Hint is how much of the new components a new-components statement
+	// gives (paper 004's hints): "detailed" (the default: signatures,
+	// docstrings and the pull request's non-Python changes) or "brief"
+	// (signatures only).
+	Hint string `toml:"hint"`
 }
 
 // History reports whether the repository's method reads its history.
@@ -367,7 +372,7 @@ func IndexURLProblem(s string) string {
 func (c *checker) checkMethod(key string, r *Repo) {
 	switch r.Method {
 	case "", MethodTestDriven:
-		for _, k := range []string{"since", "until", "changelog", "pulls", "release_kinds"} {
+		for _, k := range []string{"since", "until", "changelog", "pulls", "release_kinds", "hint"} {
 			if _, ok := c.lines[key+"."+k]; ok {
 				c.add(key+"."+k, "is for the history-based methods (method = %q or %q)", MethodRelease, MethodNewComponents)
 			}
@@ -380,6 +385,11 @@ func (c *checker) checkMethod(key string, r *Repo) {
 	}
 	if r.Commit == "" {
 		c.add(key+".commit", "is missing: method %q reads the git source's history up to this commit", r.Method)
+	}
+	if _, ok := c.lines[key+".hint"]; ok && r.Method != MethodNewComponents {
+		c.add(key+".hint", "is for method %q", MethodNewComponents)
+	} else if r.Hint != "" && r.Hint != "brief" && r.Hint != "detailed" {
+		c.add(key+".hint", "is %q; want \"detailed\" (the default) or \"brief\"", r.Hint)
 	}
 	written := func(k string) bool { _, ok := c.lines[key+"."+k]; return ok }
 	if !written("min_lines") {

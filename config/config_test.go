@@ -555,6 +555,34 @@ func TestRepoPython(t *testing.T) {
 	}
 }
 
+// TestLoadHint: hint is new-components' key, brief or detailed.
+func TestLoadHint(t *testing.T) {
+	repo := "[[collect.repo]]\nrepository = \"o/r\"\nsource = \"r\"\ncommit = \"0123456789012345678901234567890123456789\"\nimport_name = \"r\"\ninstall = [\"true\"]\n"
+	for _, c := range []struct {
+		name, src, want string
+	}{
+		{"brief", repo + "method = \"new-components\"\nhint = \"brief\"\n", ""},
+		{"detailed", repo + "method = \"new-components\"\nhint = \"detailed\"\n", ""},
+		{"unknown hint", repo + "method = \"new-components\"\nhint = \"verbose\"\n", `collect.repo[0].hint`},
+		{"hint of another method", repo + "method = \"release\"\nhint = \"brief\"\n", `is for method "new-components"`},
+		{"hint of the test-driven method", repo + "hint = \"brief\"\n", "is for the history-based methods"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := config.Load(filepath.Join(dir, config.FileName))
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("error %v, want one with %q", err, c.want)
+			}
+		})
+	}
+}
+
 // TestRepoBaseImage: collect.repo.base_image is a reference the engine
 // can pull; a bad one, or Debian packages beside it, is an error naming
 // the file, the line and the key.
