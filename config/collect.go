@@ -111,6 +111,15 @@ type Repo struct {
 	Hint string `toml:"hint"`
 }
 
+// sameRepository says whether two tables of one repository give it the
+// same source and environment.
+func sameRepository(a, b *Repo) bool {
+	return a.Source == b.Source && a.Commit == b.Commit && a.Python == b.Python && a.BaseImage == b.BaseImage &&
+		slices.Equal(a.Packages, b.Packages) && slices.Equal(a.PreInstall, b.PreInstall) && slices.Equal(a.Install, b.Install) &&
+		a.Network == b.Network && a.IndexURL == b.IndexURL && slices.Equal(a.ExtraIndexURL, b.ExtraIndexURL) &&
+		a.URL == b.URL && a.License == b.License
+}
+
 // History reports whether the repository's method reads its history.
 func (r Repo) History() bool {
 	return r.Method == MethodRelease || r.Method == MethodNewComponents
@@ -210,19 +219,29 @@ func (c *checker) checkCollect(co *Collect) {
 	if co.Fast < 0 {
 		c.add("collect.fast", "is %d; want 0 or more", co.Fast)
 	}
-	seen := map[string]bool{}
+	seen := map[string]*Repo{}
 	for i := range co.Repos {
 		c.checkRepo(fmt.Sprintf("collect.repo[%d]", i), &co.Repos[i], seen)
 	}
 }
 
-func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
+func (c *checker) checkRepo(key string, r *Repo, seen map[string]*Repo) {
 	if !repoName.MatchString(r.Repository) {
 		c.add(key+".repository", "%q is not owner/name", r.Repository)
-	} else if seen[r.Repository] {
-		c.add(key+".repository", "%q is listed twice", r.Repository)
+	} else if prev := seen[r.Repository]; prev != nil {
+		// Several tables may collect one repository with different
+		// methods, from the same source and environment: the dataset
+		// lists it once.
+		switch {
+		case prev.MethodOrDefault() == r.MethodOrDefault():
+			c.add(key+".repository", "%q is listed twice with method %q", r.Repository, r.MethodOrDefault())
+		case !sameRepository(prev, r):
+			c.add(key+".repository", "%q is listed again, with another method, but another source or environment: give every table of one repository the same source, commit, python, packages, base_image, pre_install, install and network", r.Repository)
+		}
 	}
-	seen[r.Repository] = true
+	if seen[r.Repository] == nil {
+		seen[r.Repository] = r
+	}
 	if r.Source == "" {
 		c.add(key+".source", "is missing: a folder of the project or a git URL")
 	} else if checkChars(r.Source) != nil {

@@ -692,3 +692,25 @@ until = "2024-01-01"
 		t.Errorf("until before since: %v", err)
 	}
 }
+
+// One repository may be collected with several methods, one table each,
+// from the same source and environment; not twice with one method, nor
+// from two sources.
+func TestRepoSeveralMethods(t *testing.T) {
+	table := func(method, source string) string {
+		return "[[collect.repo]]\nrepository = \"o/r\"\nsource = \"" + source + "\"\ncommit = \"0123456789abcdef0123456789abcdef01234567\"\ninstall = [\"pip install .\"]\nimport_name = \"r\"\n" +
+			map[bool]string{true: "method = \"" + method + "\"\n"}[method != ""] + "\n"
+	}
+	if _, err := config.Load(write(t, table("", "/src/r.git")+table("release", "/src/r.git")+table("new-components", "/src/r.git"))); err != nil {
+		t.Errorf("three methods of one repository: %v", err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{table("release", "/src/r.git") + table("release", "/src/r.git"), `"collect.repo[1].repository": "o/r" is listed twice with method "release"`},
+		{table("", "/src/r.git") + table("", "/src/r.git"), `is listed twice with method "test-driven"`},
+		{table("", "/src/r.git") + table("release", "/src/other.git"), `"collect.repo[1].repository": "o/r" is listed again, with another method, but another source`},
+	} {
+		if _, err := config.Load(write(t, c.file)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v\nwant %s", err, c.want)
+		}
+	}
+}
