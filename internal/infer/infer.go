@@ -128,6 +128,11 @@ type Config struct {
 	// or a swarm (*swarm.Executor), as for eval run.
 	Engine   evaluate.Executor
 	Progress Progress
+	// Prompt, when set, runs prompt mode instead of the agent: one
+	// request with the statement and code as context (prompt.go).
+	// Agent.Image then names the environment images, Agent.Command is
+	// not used.
+	Prompt *Prompt
 }
 
 // Run runs the agent on every instance of the configuration that has no
