@@ -230,6 +230,7 @@ model = "qwen2.5-coder"
 	}
 	_, err = config.Load(write(t, `[collect]
 workers = 0
+statements = "secret"
 [[collect.repo]]
 repository = "no-slash"
 source = ""
@@ -247,7 +248,7 @@ installl = ["x"]
 [llm]
 endpoint = "ftp://x"
 `))
-	for _, want := range []string{"collect.workers", "collect.repo[0].repository", "collect.repo[0].source", "collect.repo[0].commit",
+	for _, want := range []string{"collect.workers", "collect.statements", "collect.repo[0].repository", "collect.repo[0].source", "collect.repo[0].commit",
 		"collect.repo[0].python", "collect.repo[0].import_name", "collect.repo[0].p2p_files", "collect.repo[0].line_budget",
 		"collect.repo[0].f2p_pass_rate_max", "collect.repo[0].forbidden_links[0]", "collect.repo[0].earliest_test_date",
 		"collect.repo[0].levels", "collect.repo[0].test_file_timeout", `did you mean "collect.repo[0].install"`, "llm.endpoint", "llm.model"} {

@@ -30,7 +30,9 @@ func (b *builder) comparePage(bd *board) (templ.Component, error) {
 	ins := ds.SplitInstances(bd.split)
 	c.Instances = len(ins)
 	d := &c.Data
-	d.Base = u.dataset(ds) + "instances/"
+	if ds.PublishesStatements() {
+		d.Base = u.dataset(ds) + "instances/"
+	}
 	d.IDs = make([]string, len(ins))
 	d.Repo = make([]int, len(ins))
 	d.Level = make([]int, len(ins))

@@ -24,7 +24,14 @@ func (u urls) dataset(ds *bench.Dataset) string {
 func (u urls) board(ds *bench.Dataset, split string) string {
 	return u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/" + split + "/"
 }
+
+// instance is an instance's task page, "" where the dataset publishes
+// none (its statements are private, or it is only described): a link
+// to it shows the id as text.
 func (u urls) instance(ds *bench.Dataset, id string) string {
+	if !ds.PublishesStatements() {
+		return ""
+	}
 	return u.dataset(ds) + "instances/" + id + "/"
 }
 func (u urls) system(ds *bench.Dataset, slug string) string {
@@ -461,7 +468,7 @@ func (m *model) rowLinks(s *bench.Submission) []templates.Link {
 		{"trajectories", bench.TrajectoriesFile, s.TrajectoriesURL},
 	} {
 		switch {
-		case s.File(l.file) != nil:
+		case s.File(l.file) != nil && publishedFile(s, l.file):
 			out = append(out, templates.Link{Title: l.title, URL: m.u.file(s, l.file)})
 		case l.url != "":
 			out = append(out, templates.Link{Title: l.title, URL: l.url})

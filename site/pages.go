@@ -278,7 +278,7 @@ func (b *builder) datasetIndex() templ.Component {
 		for _, sp := range ds.Splits {
 			s.Splits = append(s.Splits, templates.Link{Title: sp.Name, URL: b.m.u.board(ds, sp.Name)})
 			sizes = append(sizes, fmt.Sprintf("%s %d", sp.Name, ds.SplitSize(sp.Name)))
-			if ds.HasInstances() {
+			if ds.PublishesStatements() {
 				s.Downloads = append(s.Downloads, templates.Link{Title: sp.Name + ".jsonl", URL: b.m.u.download(ds, sp.Name)})
 			}
 		}
@@ -371,15 +371,16 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 			templates.Link{Title: "Home", URL: b.m.u.base},
 			templates.Link{Title: "Datasets", URL: b.m.u.base + "datasets/"},
 			templates.Link{Title: ds.DisplayName()}),
-		Title:       ds.Title,
-		Version:     ds.Version,
-		Released:    date(ds.ReleaseDate),
-		Description: ds.Description,
-		PaperURL:    ds.PaperURL,
-		SourceURL:   ds.SourceURL,
-		ReposURL:    b.m.u.repos(ds),
-		ChartsURL:   b.m.u.charts(ds),
-		Described:   !ds.HasInstances(),
+		Title:             ds.Title,
+		Version:           ds.Version,
+		Released:          date(ds.ReleaseDate),
+		Description:       ds.Description,
+		PaperURL:          ds.PaperURL,
+		SourceURL:         ds.SourceURL,
+		ReposURL:          b.m.u.repos(ds),
+		ChartsURL:         b.m.u.charts(ds),
+		Described:         !ds.HasInstances(),
+		PrivateStatements: ds.HasInstances() && ds.KeepsStatementsPrivate(),
 	}
 	if d.Title == "" {
 		d.Title = ds.Name
@@ -395,7 +396,7 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 			Name: sp.Name, Description: sp.Description, Size: ds.SplitSize(sp.Name),
 			BoardURL: b.m.u.board(ds, sp.Name), Ranked: len(bd.ranked()), References: len(bd.entries) - len(bd.ranked()),
 		}
-		if ds.HasInstances() {
+		if ds.PublishesStatements() {
 			info.DownloadURL = b.m.u.download(ds, sp.Name)
 		}
 		if len(bd.entries) > 0 {

@@ -444,7 +444,7 @@ func (b *builder) pages() []page {
 				return nil, raw, err
 			}},
 		)
-		if bd.ds.HasInstances() {
+		if bd.ds.PublishesStatements() {
 			ps = append(ps, page{url: u.download(bd.ds, bd.split), lines: func() ([][]byte, error) {
 				return splitLines(bd.ds, bd.split)
 			}})
@@ -477,6 +477,9 @@ func (b *builder) pages() []page {
 				return b.systemPage(ds, entries)
 			}})
 		}
+		if !ds.PublishesStatements() {
+			continue
+		}
 		for _, in := range ds.Instances {
 			ps = append(ps, page{url: u.instance(ds, in.InstanceID), html: true, keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
 				return b.instancePage(ds, in)
@@ -496,7 +499,7 @@ func (b *builder) pages() []page {
 	}
 	for _, s := range b.data.Submissions {
 		for _, f := range s.Files {
-			if fileTitles[f.Name] == "" {
+			if !publishedFile(s, f.Name) {
 				continue
 			}
 			ps = append(ps, page{url: u.file(s, f.Name), render: func() (templ.Component, []byte, error) {

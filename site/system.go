@@ -220,15 +220,25 @@ var fileTitles = map[string]string{
 	bench.TrajectoriesFile: "trajectories",
 }
 
+// publishedFile reports whether a file of a submission folder is
+// published with the site: one of fileTitles, but not the trajectories
+// of a dataset whose statements are private (the prompts quote them).
+func publishedFile(s *bench.Submission, name string) bool {
+	if fileTitles[name] == "" {
+		return false
+	}
+	return name != bench.TrajectoriesFile || !s.Dataset.KeepsStatementsPrivate()
+}
+
 // fileLinks are the files a submission folder holds beside its results
 // (predictions, logs, trajectories), published with the site.
 func (b *builder) fileLinks(s *bench.Submission) []templates.Link {
 	var out []templates.Link
 	for _, f := range s.Files {
-		title := fileTitles[f.Name]
-		if title == "" {
+		if !publishedFile(s, f.Name) {
 			continue
 		}
+		title := fileTitles[f.Name]
 		out = append(out, templates.Link{Title: title + " (" + humanBytes(f.Size) + ")", URL: b.m.u.file(s, f.Name)})
 	}
 	return out

@@ -272,10 +272,14 @@ type DatasetPage struct {
 	ChartsURL   string
 	RankLabel   string // what the leaderboards rank by, in prose
 	Described   bool   // published figures only, no instances here
-	Repos       []RepoInfo
-	Citation    string // BibTeX, empty when the manifest gives none
-	Collection  *CollectionInfo
-	Instances   []InstanceRow
+	// PrivateStatements: the instances are here but their statements are
+	// not published (dataset.toml's statements = "private"): no task
+	// pages, no JSONL, no trajectories.
+	PrivateStatements bool
+	Repos             []RepoInfo
+	Citation          string // BibTeX, empty when the manifest gives none
+	Collection        *CollectionInfo
+	Instances         []InstanceRow
 	// The instances no ranked system solves, of Evaluated instances some
 	// ranked system has per-instance results on (reference rows are not
 	// counted).

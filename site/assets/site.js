@@ -376,7 +376,7 @@
       var i = rows[r];
       var tr = el("tr");
       var th = el("th", { scope: "row" });
-      th.appendChild(breakable(el("a", { href: d.base + d.ids[i] + "/" }), d.ids[i]));
+      th.appendChild(breakable(idLink(d, i), d.ids[i]));
       tr.appendChild(th);
       tr.appendChild(el("td", { "class": "narrow" }, d.repos[d.repo[i]]));
       tr.appendChild(el("td", { "class": "num" }, "L" + d.level[i]));
@@ -421,6 +421,12 @@
   // breakable fills e with text that may wrap after its dots and
   // underscores (<wbr>, so that a copied id stays whole): a long instance
   // id wraps at its parts on a phone, not anywhere.
+  // idLink is the element an instance id goes in: a link to its task
+  // page, or a plain span where the dataset publishes none (no base).
+  function idLink(d, i) {
+    return d.base ? el("a", { href: d.base + d.ids[i] + "/" }) : el("span", { "class": "id" });
+  }
+
   function breakable(e, text) {
     var re = /[._]+/g, from = 0, m;
     while ((m = re.exec(text)) !== null) {
@@ -566,7 +572,7 @@
       var ul = el("ul", { "class": "id-list" });
       g[1].forEach(function (k) {
         var li = el("li");
-        li.appendChild(el("a", { href: d.base + d.ids[k] + "/" }, d.ids[k]));
+        li.appendChild(breakable(idLink(d, k), d.ids[k]));
         ul.appendChild(li);
       });
       det.appendChild(ul);
