@@ -109,8 +109,9 @@ func trajectoryFixture(t *testing.T, ctx context.Context) string {
 	return rep.Output
 }
 
-// testTrajectoryFits: a trajectory page, every body open, does not scroll
-// sideways; a body that scrolls in its box can take the keyboard's focus.
+// testTrajectoryFits: a trajectory page, every body open, and the
+// instance page linking it do not scroll sideways; a body that scrolls in
+// its box can take the keyboard's focus.
 func testTrajectoryFits(t *testing.T, b *browserTab) {
 	b.open(t, fixtureTraj)
 	got := eval[struct {
@@ -128,6 +129,13 @@ func testTrajectoryFits(t *testing.T, b *browserTab) {
 	}
 	if got.Over > 0 {
 		t.Errorf("%s: the page is %d px wider than the window", fixtureTraj, got.Over)
+	}
+	// The instance page's row links the trajectory, with visually hidden
+	// words in a table that scrolls: they widened the page to 897 px at
+	// 390 px until the scroll box held them.
+	b.open(t, fixtureTrajInst)
+	if over := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
+		t.Errorf("%s: the page is %d px wider than the window", fixtureTrajInst, over)
 	}
 	if len(got.Unfocusable) > 0 {
 		t.Errorf("%s: bodies that scroll but cannot take the focus: %q", fixtureTraj, got.Unfocusable)

@@ -169,6 +169,11 @@ func TestBrowserHostileLayout(t *testing.T) {
 				}
 			})
 			t.Run("CompareLists", func(t *testing.T) { testCompareLists(t, b, hds+"compare/full/", w) })
+			t.Run("SentencesInTablesReadable", func(t *testing.T) {
+				for _, p := range []string{exampleDataset, hds} {
+					testSentenceCells(t, b, p, w)
+				}
+			})
 			t.Run("SearchPlaceholder", func(t *testing.T) {
 				for _, p := range []string{liteBoard, hostileBase + "leaderboard/hostile/v1/full/", exampleDataset} {
 					testPlaceholders(t, b, p, w)
@@ -187,7 +192,7 @@ const openAll = `document.querySelectorAll("details").forEach(d => d.open = true
 // its box without scrolling (at 390 px, "#", the name and one figure
 // were all a phone showed); a table that scrolls says so with a visible
 // cue, one that does not shows none, and at 1,366 px the shipped boards
-// fit; the caption is not cut by the box.
+// fit; the caption and the reference rows' heading are not cut by the box.
 func testBoardColumns(t *testing.T, b *browserTab, page string, width int64) {
 	t.Helper()
 	b.open(t, page)
@@ -197,6 +202,7 @@ func testBoardColumns(t *testing.T, b *browserTab, page string, width int64) {
 		Box, Scroll, Client   float64
 		Cue                   bool
 		CaptionOut, CaptionIn int
+		GroupOut              int
 	}](t, b, `(() => {
 		const table = document.getElementById("board");
 		if (!table) return {Found: false};
@@ -204,17 +210,23 @@ func testBoardColumns(t *testing.T, b *browserTab, page string, width int64) {
 		const box = wrap.getBoundingClientRect();
 		const right = key => { const th = table.querySelector('thead th[data-key="' + key + '"]'); return th ? th.getBoundingClientRect().right : 1e9; };
 		const cue = Array.from(document.querySelectorAll(".scroll-cue")).some(c => c.getClientRects().length > 0 && c.getBoundingClientRect().width > 0);
-		// The caption's lines: each fragment of its text inside the box.
-		const cap = table.caption, r = document.createRange();
-		let out = 0, inside = 0;
-		if (cap) {
-			r.selectNodeContents(cap);
-			for (const rect of r.getClientRects()) {
-				if (rect.width === 0) continue;
-				if (rect.right > box.right + 1 || rect.left < box.left - 1) out++; else inside++;
+		// The caption's lines: each fragment of its text inside the box;
+		// the reference rows' heading too.
+		const outside = node => {
+			const r = document.createRange();
+			let out = 0, inside = 0;
+			if (node) {
+				r.selectNodeContents(node);
+				for (const rect of r.getClientRects()) {
+					if (rect.width === 0) continue;
+					if (rect.right > box.right + 1 || rect.left < box.left - 1) out++; else inside++;
+				}
 			}
-		}
-		return {Found: true, Ranked: right(table.querySelector("th.rank-by").getAttribute("data-key")), Resolved: right("resolved"),
+			return [out, inside];
+		};
+		const [out, inside] = outside(table.caption);
+		const [groupOut] = outside(table.querySelector("tbody.reference tr.group th"));
+		return {Found: true, GroupOut: groupOut, Ranked: right(table.querySelector("th.rank-by").getAttribute("data-key")), Resolved: right("resolved"),
 			Box: box.right, Scroll: wrap.scrollWidth, Client: wrap.clientWidth, Cue: cue, CaptionOut: out, CaptionIn: inside};
 	})()`)
 	if !got.Found {
@@ -232,6 +244,9 @@ func testBoardColumns(t *testing.T, b *browserTab, page string, width int64) {
 	}
 	if got.CaptionOut > 0 {
 		t.Errorf("%s at %d px: %d of the caption's text fragments lie outside the table's box (cut mid-word)", page, width, got.CaptionOut)
+	}
+	if got.GroupOut > 0 {
+		t.Errorf("%s at %d px: %d of the reference rows' heading's text fragments lie outside the table's box (cut mid-word)", page, width, got.GroupOut)
 	}
 }
 
@@ -305,5 +320,21 @@ func testPlaceholders(t *testing.T, b *browserTab, page string, width int64) {
 	})()`)
 	if len(cut) > 0 {
 		t.Errorf("%s at %d px: placeholders cut: %q", page, width, cut)
+	}
+}
+
+// testSentenceCells: a table cell holding a sentence (five words or
+// more: a split's description, a drop's reason) keeps a readable measure
+// when its table scrolls; at 390 px the dataset page's shrank to their
+// longest word, a word a line, cut at the box's edge.
+func testSentenceCells(t *testing.T, b *browserTab, page string, width int64) {
+	t.Helper()
+	b.open(t, page)
+	narrow := eval[[]string](t, b, `Array.from(document.querySelectorAll(".table-wrap td")).filter(td => {
+		const words = td.textContent.trim().split(/\s+/).length;
+		return words >= 5 && td.getBoundingClientRect().width < 150;
+	}).map(td => Math.round(td.getBoundingClientRect().width) + " px: " + td.textContent.trim().slice(0, 50))`)
+	if len(narrow) > 0 {
+		t.Errorf("%s at %d px: sentences in cells narrower than 150 px: %q", page, width, narrow)
 	}
 }

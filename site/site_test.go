@@ -682,7 +682,10 @@ func text(n *html.Node) string {
 		for c := t.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
 				b.WriteString(c.Data)
-				b.WriteByte(' ')
+				// An id's parts, split by <wbr>, read as one word.
+				if n := c.NextSibling; n == nil || n.Type != html.ElementNode || n.Data != "wbr" {
+					b.WriteByte(' ')
+				}
 			}
 		}
 	}

@@ -120,7 +120,7 @@ func TestStatementsPublicOrPrivate(t *testing.T) {
 				t.Error("the dataset page does not say its statements are private")
 			}
 			for name, page := range map[string]string{"dataset": dataset, "system": system} {
-				if !strings.Contains(page, "demo__pkg-1") {
+				if !strings.Contains(text(parse(t, page)), "demo__pkg-1") {
 					t.Errorf("the %s page does not list the instance", name)
 				}
 			}
