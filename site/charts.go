@@ -680,16 +680,41 @@ func (b *builder) timeChart(bd *board, section string) templates.Chart {
 		}
 		ch.Table.Rows = append(ch.Table.Rows, []string{s.name, day(s.when), num(s.y, 1), num(best, 1)})
 	}
+	// The axis spans at least two weeks of whole days: submissions of one
+	// date made an axis of hours (06:00, 12:00) with the line a point. The
+	// line goes on to the axis's end: the best as of the last date.
+	first, last := subs[0].when.UTC().Truncate(24*time.Hour), subs[len(subs)-1].when.UTC().Truncate(24*time.Hour)
+	if span := last.Sub(first); span < minTimeSpan {
+		pad := (minTimeSpan - span) / 2
+		pad = pad.Truncate(24 * time.Hour)
+		first, last = first.Add(-pad), last.Add(pad)
+	}
+	first, last = first.Add(-24*time.Hour), last.Add(24*time.Hour)
+	if day(last) != day(subs[len(subs)-1].when) {
+		line = append(line, opts.LineData{Name: "best as of the last submission", Value: []any{day(last), best}, Symbol: "none"})
+	}
 	sc := scatterWith("submission date", "% resolved", "time", "32")
 	sc.AddSeries("raised the best", records, pointNames)
 	sc.AddSeries("others", others)
 	l := charts.NewLine()
 	l.AddSeries("best so far", line, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
 	sc.Overlap(l)
-	ch.Options = options(sc)
+	o := options(sc)
+	for _, x := range axisList(o["xAxis"]) {
+		x["min"], x["max"] = day(first), day(last)
+		x["minInterval"] = 24 * time.Hour / time.Millisecond
+		// Short labels, a phone's axis holds five: "21 Jan", "Feb ’26",
+		// the year alone at its turn.
+		x["splitNumber"] = 4
+		x["axisLabel"] = map[string]any{"formatter": map[string]any{"year": "{yyyy}", "month": "{MMM} ’{yy}", "day": "{d} {MMM}"}, "hideOverlap": true}
+	}
+	ch.Options = o
 	placeLabels(ch.Options.(map[string]any), "front", "raised the best")
 	return ch
 }
+
+// minTimeSpan is the least span of dates a time chart's axis shows.
+const minTimeSpan = 14 * 24 * time.Hour
 
 // levelChart is % resolved (or % passed) on L1 and L2 instances per
 // system, in leaderboard order (paper Table 8 gives both).

@@ -50,11 +50,14 @@ const chartReadingJS = `(() => {
 		}
 		const xa = [].concat(opt.xAxis || [])[0] || {};
 		const ticks = texts.filter(x => x.r.top > box.top + box.height - 60 && /^[0-9.,]+[kM]?$/.test(x.t)).map(x => x.t);
+		// Every label of the bottom axis, left to right, with its extent.
+		const bottom = texts.filter(x => x.r.top > box.top + box.height - 60 && x.t !== xa.name).sort((a, b) => a.r.left - b.r.left)
+			.map(x => ({t: x.t, l: x.r.left, r: x.r.right}));
 		const cut = texts.filter(x => x.t.endsWith("...") || x.t.endsWith("…")).map(x => x.t);
 		const cats = ([].concat(opt.yAxis || [])[0] || {}).data || [];
 		const without = (el.closest("figure").querySelector("p.chart-without") || {textContent: ""}).textContent;
 		out.push({id: el.id, unnamed: unnamed, onPoint: onPoint.slice(0, 5), log: !!(xa.type === "log" || (xa.axisLabel && xa.axisLabel.customValues)),
-			ticks: ticks, cut: cut, cats: cats.map(c => typeof c === "object" ? c.value : c), without: without});
+			ticks: ticks, bottom: bottom, cut: cut, cats: cats.map(c => typeof c === "object" ? c.value : c), without: without});
 	}
 	return out;
 })()`
@@ -65,6 +68,10 @@ type chartReading struct {
 	OnPoint []string
 	Log     bool
 	Ticks   []string
+	Bottom  []struct {
+		T    string
+		L, R float64
+	}
 	Cut     []string
 	Cats    []string
 	Without string
@@ -119,6 +126,22 @@ func TestBrowserChartReading(t *testing.T) {
 			for _, id := range []string{"split-full-tokens-in", "split-full-tokens-out", "split-full-pareto"} {
 				if c := got[id]; len(c.Ticks) < 3 {
 					t.Errorf("at %d px: chart %s's log axis has %d tick labels %q, want at least three", w, id, len(c.Ticks), c.Ticks)
+				}
+			}
+			// The time charts' axis: dates, not hours (a split whose
+			// systems share one date had 06:00, 12:00, 18:00), labels
+			// apart (at 390 px they ran together).
+			for _, id := range []string{"split-full-time", "split-lite-time", "split-fast-time"} {
+				c := got[id]
+				var labels []string
+				for i, x := range c.Bottom {
+					labels = append(labels, x.T)
+					if i > 0 && x.L < c.Bottom[i-1].R+4 {
+						t.Errorf("at %d px: chart %s's date labels %q and %q run together", w, id, c.Bottom[i-1].T, x.T)
+					}
+				}
+				if len(labels) < 2 || strings.Contains(strings.Join(labels, " "), ":") {
+					t.Errorf("at %d px: chart %s's date axis reads %q", w, id, labels)
 				}
 			}
 			// Named series: both of a token chart's, the scatter's one.

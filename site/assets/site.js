@@ -742,7 +742,11 @@
       }
       var box = { x: spot[0], y: spot[1], w: w, h: H };
       placed.push(box);
-      boxes[p.si + ":" + p.di] = { box: box, text: text };
+      // A name or number away from its point (a row or more off, or on
+      // a ring) gets a thin line to it, so that it is read as the
+      // point's and not its neighbours'.
+      var dx = Math.max(box.x - p.x, 0, p.x - (box.x + box.w)), dy = Math.max(box.y - p.y, 0, p.y - (box.y + box.h));
+      boxes[p.si + ":" + p.di] = { box: box, text: text, far: Math.sqrt(dx * dx + dy * dy) > 10 };
     });
     var update = named.map(function (n) {
       var s = options.series[n.si];
@@ -751,6 +755,7 @@
           var b = boxes[n.si + ":" + di];
           var item = typeof d === "object" && d !== null && !Array.isArray(d) ? Object.assign({}, d) : { value: d };
           item.label = b ? { show: true, formatter: b.text, fontSize: 11, overflow: "none" } : { show: false };
+          item.labelLine = { show: !!(b && b.far), lineStyle: { width: 1, color: "#8a8f98" } };
           return item;
         }),
         labelLayout: function (lp) {
