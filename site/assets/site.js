@@ -532,7 +532,7 @@
     var onlyA = i === lo ? pr.n[1] : pr.n[2], onlyB = i === lo ? pr.n[2] : pr.n[1];
     var shared = both + onlyA + onlyB + neither, left = d.ids.length - shared;
     out.appendChild(el("p", {}, A.name + " and " + B.name + " both made a prediction for " + shared + " of the " +
-      d.ids.length + " instances" + (left ? "; the other " + left + " are left out." : ".")));
+      d.ids.length + " instances" + (left ? "; the other " + left + (left === 1 ? " is left out." : " are left out.") : ".")));
 
     var counts = el("dl", { "class": "pair-counts", id: "pair-counts" });
     // Per attempt: the cells compare shares of attempts (see the note).
@@ -724,6 +724,22 @@
       }
       return c;
     };
+    // A spot away from its point needs a line to it: the spot is taken
+    // only if that line crosses no name placed before (sampled every 2 px).
+    var gap = function (b, p) {
+      var dx = Math.max(b.x - p.x, 0, p.x - (b.x + b.w)), dy = Math.max(b.y - p.y, 0, p.y - (b.y + b.h));
+      return Math.sqrt(dx * dx + dy * dy);
+    };
+    var lineFree = function (b, p) {
+      if (gap(b, p) <= 10) return true;
+      var ex = Math.min(Math.max(p.x, b.x), b.x + b.w), ey = Math.min(Math.max(p.y, b.y), b.y + b.h);
+      var n = Math.ceil(Math.hypot(ex - p.x, ey - p.y) / 2);
+      for (var k = 1; k < n; k++) {
+        var x = p.x + (ex - p.x) * k / n, y = p.y + (ey - p.y) * k / n;
+        if (placed.some(function (o) { return x > o.x && x < o.x + o.w && y > o.y && y < o.y + o.h; })) return false;
+      }
+      return true;
+    };
     var order = [];
     named.forEach(function (n) {
       points.forEach(function (p) { if (p.si === n.si && p.name) order.push({ p: p, front: n.how === "front" }); });
@@ -732,12 +748,16 @@
     var boxes = {}, key = [];
     order.forEach(function (o) {
       var p = o.p, text = p.name, w = ctx.measureText(text).width + 6;
-      var spot = spots(p.x, p.y, w, o.front).find(function (c) { return !hits({ x: c[0], y: c[1], w: w, h: H }, p.si, p.di); });
+      var clear = function (c) { return !hits({ x: c[0], y: c[1], w: w, h: H }, p.si, p.di); };
+      var free = function (c) { return clear(c) && lineFree({ x: c[0], y: c[1], w: w, h: H }, p); };
+      var spot = spots(p.x, p.y, w, o.front).find(free);
       if (!spot) {
         // No room for the name: a number, and the name in the key.
         text = String(key.length + 1);
         w = ctx.measureText(text).width + 6;
-        spot = spots(p.x, p.y, w, o.front).concat(ring(p.x, p.y, w)).find(function (c) { return !hits({ x: c[0], y: c[1], w: w, h: H }, p.si, p.di); }) || [p.x + 6, p.y - H];
+        // Its line may cross a name only where no other spot is left.
+        var cands = spots(p.x, p.y, w, o.front).concat(ring(p.x, p.y, w));
+        spot = cands.find(free) || cands.find(clear) || [p.x + 6, p.y - H];
         key.push(text + " " + p.name);
       }
       var box = { x: spot[0], y: spot[1], w: w, h: H };
@@ -745,8 +765,7 @@
       // A name or number away from its point (a row or more off, or on
       // a ring) gets a thin line to it, so that it is read as the
       // point's and not its neighbours'.
-      var dx = Math.max(box.x - p.x, 0, p.x - (box.x + box.w)), dy = Math.max(box.y - p.y, 0, p.y - (box.y + box.h));
-      boxes[p.si + ":" + p.di] = { box: box, text: text, far: Math.sqrt(dx * dx + dy * dy) > 10 };
+      boxes[p.si + ":" + p.di] = { box: box, text: text, far: gap(box, p) > 10 };
     });
     var update = named.map(function (n) {
       var s = options.series[n.si];
