@@ -58,7 +58,15 @@ var pageTypes = []struct{ kind, path string }{
 	{"compare", exampleCompare},
 	{"trajectory", fixtureTraj},
 	{"instance", fixtureTrajInst},
+	{"not-found", browserBase + "404.html"},
+	// A dataset whose statements are private: ids as text, no task pages.
+	{"dataset", privateBase + "datasets/demo/v1/"},
+	{"system", privateBase + "datasets/demo/v1/systems/agent-a/"},
 }
+
+// privateBase serves the fixture whose dataset.toml says statements =
+// "private".
+const privateBase = "/private/"
 
 func TestBrowserLayout(t *testing.T) {
 	chromium := testenv.Chromium(t)
@@ -66,9 +74,16 @@ func TestBrowserLayout(t *testing.T) {
 	t.Cleanup(cancel)
 	dir := buildSiteForBrowser(t, ctx)
 	traj := trajectoryFixture(t, ctx)
+	popts := statementsProject(t, "private")
+	popts.Config.BaseURL = privateBase
+	prep, err := site.Build(ctx, popts)
+	if err != nil {
+		t.Fatalf("building the fixture with private statements: %v", err)
+	}
 	mux := http.NewServeMux()
 	mux.Handle(browserBase, site.Handler(dir, browserBase))
 	mux.Handle(fixtureBase, site.Handler(traj, fixtureBase))
+	mux.Handle(privateBase, site.Handler(prep.Output, privateBase))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	b := startBrowser(t, ctx, chromium, srv.URL)

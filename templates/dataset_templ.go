@@ -772,7 +772,7 @@ func DatasetVersionPage(d *DatasetPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "</tbody></table></div><h2 id=\"repositories\">Repositories</h2><div class=\"table-wrap\"><table><caption><span class=\"cap\">The repositories the tasks come from</span></caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\">Source</th><th scope=\"col\">License</th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "</tbody></table></div><h2 id=\"repositories\">Repositories</h2><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"The repositories the tasks come from\"><table><caption><span class=\"cap\">The repositories the tasks come from</span></caption> <thead><tr><th scope=\"col\">Repository</th><th scope=\"col\">Source</th><th scope=\"col\">License</th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
