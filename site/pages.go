@@ -30,6 +30,12 @@ type page struct {
 	// rendering, which is skipped when the last build rendered the page
 	// from the same key (output.reuseKeyed).
 	keyed func() (uint64, func() (templ.Component, []byte, error), error)
+	// source, when set instead of render, is a file of data/ published
+	// as it is (output.copySource).
+	source *bench.SubmissionFile
+	// big: the page is megabytes (a system's result on every instance),
+	// rendered into a buffer kept for such pages.
+	big bool
 }
 
 // frame is the frame of the page at url, which shows dataset ds (nil for

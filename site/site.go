@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -303,6 +304,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 		lines [][]byte      // instead of data
 		key   uint64        // what it was rendered from, if keyed
 		buf   *bytes.Buffer // returned to free once written
+		big   bool          // buf goes back to bigFree
 	}
 	// Pages are tens of kilobytes each and thousands in all: reusing
 	// buffers saves allocating (and the kernel faulting in) their bytes
@@ -311,6 +313,10 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	// and their buffers are not kept.
 	const queued, keepUnder = 64, 1 << 20
 	free := make(chan *bytes.Buffer, queued+8)
+	// Pages of megabytes (page.big) take buffers of their own, one a
+	// renderer: grown from nothing for each, a 1.2 MB page allocated
+	// twice its size (a fifth of a small build's bytes).
+	bigFree := make(chan *bytes.Buffer, runtime.GOMAXPROCS(0)+2)
 	g, gctx := errgroup.WithContext(ctx)
 	files := make(chan file, queued)
 	// Two writers: file creation waits on the file system as much as it
@@ -327,11 +333,17 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 				if err != nil {
 					return err // errgroup cancels gctx: the renders stop
 				}
-				if f.buf != nil && f.buf.Cap() < keepUnder {
+				if f.buf != nil {
 					f.buf.Reset()
-					select {
-					case free <- f.buf:
-					default:
+					pool := free
+					if f.big {
+						pool = bigFree
+					}
+					if f.big || f.buf.Cap() < keepUnder {
+						select {
+						case pool <- f.buf:
+						default:
+						}
 					}
 				}
 			}
@@ -357,6 +369,20 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 					return rctx.Err()
 				}
 			}
+			if p.source != nil {
+				rel, key := b.rel(p.url), sourceKey(p.source.Path)
+				if done, err := out.reuse(rel, key, false); done || err != nil {
+					return err
+				}
+				return out.copySource(rel, func() (*os.File, int64, error) {
+					f, size, err := bench.OpenFile(p.source.Path, math.MaxInt64)
+					if err == nil && size != p.source.Size {
+						f.Close()
+						err = fmt.Errorf("%s changed since data/ was loaded (%d bytes, then %d): build again", p.source.Path, p.source.Size, size)
+					}
+					return f, size, err
+				}, key)
+			}
 			render, key := p.render, uint64(0)
 			if p.keyed != nil {
 				var err error
@@ -373,10 +399,17 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 			}
 			var buf *bytes.Buffer
 			if comp != nil {
+				pool := free
+				if p.big {
+					pool = bigFree
+				}
 				select {
-				case buf = <-free:
+				case buf = <-pool:
 				default:
 					buf = new(bytes.Buffer)
+					if p.big {
+						buf.Grow(2 << 20)
+					}
 				}
 				if err := comp.Render(rctx, buf); err != nil {
 					return fmt.Errorf("rendering %s: %w", p.url, err)
@@ -384,7 +417,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 				raw = buf.Bytes()
 			}
 			select {
-			case files <- file{rel: b.rel(p.url), data: raw, key: key, buf: buf}:
+			case files <- file{rel: b.rel(p.url), data: raw, key: key, buf: buf, big: p.big}:
 				return nil
 			case <-rctx.Done():
 				return rctx.Err()
@@ -473,7 +506,7 @@ func (b *builder) pages() []page {
 		sort.Strings(slugs)
 		for _, slug := range slugs {
 			entries := systems[slug]
-			ps = append(ps, page{url: u.system(ds, slug), html: true, keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
+			ps = append(ps, page{url: u.system(ds, slug), html: true, big: ds.HasInstances(), keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
 				return b.systemPage(ds, entries)
 			}})
 		}
@@ -502,10 +535,7 @@ func (b *builder) pages() []page {
 			if !publishedFile(s, f.Name) {
 				continue
 			}
-			ps = append(ps, page{url: u.file(s, f.Name), render: func() (templ.Component, []byte, error) {
-				raw, err := bench.ReadFile(f.Path, f.Size)
-				return nil, raw, err
-			}})
+			ps = append(ps, page{url: u.file(s, f.Name), source: &f})
 		}
 	}
 	return ps
