@@ -167,6 +167,7 @@ type builder struct {
 	mk        textRenderer
 	site      *templates.Site
 	factCache map[*bench.Dataset]*instanceFacts
+	leads     rowLeads // shared first cells of the system and instance pages' rows
 	// trajs are the submissions' trajectories by instance.
 	trajs map[*bench.Submission]map[string][]*bench.Trajectory
 }

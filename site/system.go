@@ -158,16 +158,17 @@ func submissionLinks(s *bench.Submission, skip string) []templates.Link {
 func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.OutcomeTable {
 	t := templates.OutcomeTable{Split: s.Split}
 	ins := ds.SplitInstances(s.Split)
+	leads := b.outcomeLeads(ds, s.Split)
 	t.Rows = make([]templates.Outcome, 0, len(ins))
-	for _, in := range ins {
-		o := templates.Outcome{ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level}
+	for i, in := range ins {
+		o := templates.Outcome{Lead: leads[i]}
 		if r := s.ResultOf(in); r == nil {
 			o.NoPrediction = true
 		} else {
 			// Thousands of rows on dozens of pages: no fmt here.
 			o.Resolved, o.Applied, o.Empty = r.Resolved, r.PatchApplied, emptyPrediction(r)
-			o.F2P = strconv.Itoa(len(r.F2PPassed)) + "/" + strconv.Itoa(len(in.FailToPass))
-			o.P2P = strconv.Itoa(len(r.P2PPassed)) + "/" + strconv.Itoa(len(in.PassToPass))
+			o.F2PPassed, o.F2PTotal = len(r.F2PPassed), len(in.FailToPass)
+			o.P2PPassed, o.P2PTotal = len(r.P2PPassed), len(in.PassToPass)
 			o.Failures = failures(r, o.Empty)
 			o.Flags = flagViews(r)
 		}

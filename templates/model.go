@@ -553,19 +553,24 @@ type OutcomeTable struct {
 
 // Outcome is a system's result on one instance.
 type Outcome struct {
-	ID           string
-	URL          string
-	Repo         string
-	Level        int
+	// Lead is the row's first cells, the instance's id (linked), its
+	// repository and level: OutcomeLead's HTML, made once an instance
+	// and shared by every system's page.
+	Lead         HTML
 	NoPrediction bool
 	Resolved     bool
 	Applied      bool
-	Empty        bool   // an empty prediction, at either level
-	F2P          string // "3 of 4"
-	P2P          string
-	Failures     string
-	Flags        []Flag // the prediction's integrity flags
+	Empty        bool // an empty prediction, at either level
+	// F2P and P2P tests passed of those the instance has: "3/4".
+	F2PPassed, F2PTotal int
+	P2PPassed, P2PTotal int
+	Failures            string
+	Flags               []Flag // the prediction's integrity flags
 }
+
+// HTML is markup made by this package's own components (OutcomeLead,
+// SystemLead), written as it is.
+type HTML string
 
 // Flag is an integrity flag of a prediction, with what it means: shown as
 // its name, explained in a legend beside the table (and in a tooltip).
@@ -707,17 +712,21 @@ type Setting struct {
 
 // InstanceSystem is how one system did on an instance.
 type InstanceSystem struct {
-	Name         string
-	URL          string
+	Name string
+	// Lead is the row's first cells, the system (linked, marked when a
+	// reference row) and the split: SystemLead's HTML, made once a
+	// system and split and shared by every instance's page.
+	Lead         HTML
 	Split        string
 	Reference    bool // a reference row: not counted in the difficulty
 	NoPrediction bool // evaluated on the split, but no result for the instance
 	Resolved     bool
 	Applied      bool
 	Empty        bool // an empty prediction, at either level
-	Passed       string
-	Failures     string
-	Flags        []Flag // the prediction's integrity flags
+	// Passed of Of fail-to-pass tests passed.
+	Passed, Of int
+	Failures   string
+	Flags      []Flag // the prediction's integrity flags
 	// Trajectories link the pages of the system's recorded trajectories
 	// of the instance, one per attempt; none when it published none.
 	Trajectories []Link

@@ -3,6 +3,8 @@ package templates
 import (
 	"context"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 )
@@ -46,5 +48,38 @@ func (t idText) Render(_ context.Context, w io.Writer) error {
 		from = i + 1
 	}
 	_, err := io.WriteString(w, templ.EscapeString(s[from:]))
+	return err
+}
+
+// Render writes the markup as it is.
+func (h HTML) Render(_ context.Context, w io.Writer) error {
+	_, err := io.WriteString(w, string(h))
+	return err
+}
+
+// renderHTML is a component's markup (components writing to a
+// strings.Builder do not fail).
+func renderHTML(c templ.Component) HTML {
+	var b strings.Builder
+	_ = c.Render(context.Background(), &b)
+	return HTML(b.String())
+}
+
+// ratio writes "a/b" or "a of b" without making a string of it: rows by
+// the hundred thousand in a build.
+type ratioText struct {
+	a, b int
+	sep  string
+}
+
+func ratio(a int, sep string, b int) ratioText { return ratioText{a, b, sep} }
+
+// Render writes the two numbers with the separator, escaped.
+func (r ratioText) Render(_ context.Context, w io.Writer) error {
+	var buf [48]byte
+	out := strconv.AppendInt(buf[:0], int64(r.a), 10)
+	out = append(out, templ.EscapeString(r.sep)...)
+	out = strconv.AppendInt(out, int64(r.b), 10)
+	_, err := w.Write(out)
 	return err
 }
