@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -709,7 +710,35 @@ func alignScores(rows []templates.RepoScoreRow) {
 // page that holds several splits, add the split ("repos-<split>:<slug>",
 // which no slug can collide with), so that the default split's anchors
 // keep the ids they always had.
+//
+// The unqualified table is computed once an entry: the system page and
+// the per-repository page both show it (metrics over every repository,
+// 50 systems times two in a build).
 func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTable {
+	if !qualified {
+		b.repoMemo.mu.Lock()
+		if b.repoMemo.m == nil {
+			b.repoMemo.m = map[*entry]*repoScoresOnce{}
+		}
+		o := b.repoMemo.m[e]
+		if o == nil {
+			o = &repoScoresOnce{}
+			b.repoMemo.m[e] = o
+		}
+		b.repoMemo.mu.Unlock()
+		o.once.Do(func() { o.t = b.computeRepoScores(e, false) })
+		return o.t
+	}
+	return b.computeRepoScores(e, true)
+}
+
+// repoScoresOnce is an entry's unqualified repoScores, computed once.
+type repoScoresOnce struct {
+	once sync.Once
+	t    *templates.RepoSystemTable
+}
+
+func (b *builder) computeRepoScores(e *entry, qualified bool) *templates.RepoSystemTable {
 	s := e.sub
 	ds := s.Dataset
 	t := &templates.RepoSystemTable{

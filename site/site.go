@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -168,6 +169,10 @@ type builder struct {
 	site      *templates.Site
 	factCache map[*bench.Dataset]*instanceFacts
 	leads     rowLeads // shared first cells of the system and instance pages' rows
+	repoMemo  struct { // repoScores by entry
+		mu sync.Mutex
+		m  map[*entry]*repoScoresOnce
+	}
 	// trajs are the submissions' trajectories by instance.
 	trajs map[*bench.Submission]map[string][]*bench.Trajectory
 }
