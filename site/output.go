@@ -625,29 +625,6 @@ func (o *output) reusable(rel string, h uint64) (fileRec, bool) {
 	return r, true
 }
 
-// writeNew creates the file at path, which must not exist yet, and
-// returns its stat.
-func writeNew(path string, data content) (fileRec, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fileRec{}, fmt.Errorf("writing %s: %w", path, err)
-	}
-	err = data.writeTo(f)
-	var fi fs.FileInfo
-	if err == nil {
-		// Stat before close: closing changes no time, and an open file
-		// saves a path lookup.
-		fi, err = f.Stat()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fileRec{}, fmt.Errorf("writing %s: %w", path, err)
-	}
-	return fileRec{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}, nil
-}
-
 // mkdir creates dir and any missing parents. Most folders are new page
 // folders in a parent that exists, so it tries Mkdir first: os.MkdirAll
 // would stat the folder and its parent before, two system calls for each
