@@ -68,6 +68,13 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 	if r := ds.Repository(in.Repo); r != nil && r.URL != "" {
 		p.RepoURL = r.URL
 	}
+	n := 0
+	for _, bd := range b.m.boards {
+		if bd.ds == ds && bd.has(in) {
+			n += len(bd.entries)
+		}
+	}
+	p.Systems = make([]templates.InstanceSystem, 0, n)
 	for _, bd := range b.m.boards {
 		if bd.ds != ds || !bd.has(in) {
 			continue

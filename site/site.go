@@ -357,77 +357,98 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 		})
 	}
 	renders, rctx := errgroup.WithContext(gctx)
-	renders.SetLimit(runtime.GOMAXPROCS(0))
-	for _, p := range pages {
-		renders.Go(func() error {
-			if err := rctx.Err(); err != nil {
-				return err
-			}
-			if p.lines != nil {
-				lines, err := p.lines()
-				if err != nil {
-					return err
-				}
-				select {
-				case files <- file{rel: b.rel(p.url), lines: lines}:
-					return nil
-				case <-rctx.Done():
-					return rctx.Err()
-				}
-			}
-			if p.source != nil {
-				rel, key := b.rel(p.url), sourceKey(p.source.Path)
-				if done, err := out.reuse(rel, key, false); done || err != nil {
-					return err
-				}
-				return out.copySource(rel, func() (*os.File, int64, error) {
-					f, size, err := bench.OpenFile(p.source.Path, math.MaxInt64)
-					if err == nil && size != p.source.Size {
-						f.Close()
-						err = fmt.Errorf("%s changed since data/ was loaded (%d bytes, then %d): build again", p.source.Path, p.source.Size, size)
-					}
-					return f, size, err
-				}, key)
-			}
-			render, key := p.render, uint64(0)
-			if p.keyed != nil {
-				var err error
-				if key, render, err = p.keyed(); err != nil {
-					return err
-				}
-				if done, err := out.reuseKeyed(b.rel(p.url), key); done || err != nil {
-					return err
-				}
-			}
-			comp, raw, err := render()
+	render := func(p page) error {
+		if err := rctx.Err(); err != nil {
+			return err
+		}
+		if p.lines != nil {
+			lines, err := p.lines()
 			if err != nil {
 				return err
 			}
-			var buf *bytes.Buffer
-			if comp != nil {
-				pool := free
-				if p.big {
-					pool = bigFree
-				}
-				select {
-				case buf = <-pool:
-				default:
-					buf = new(bytes.Buffer)
-					if p.big {
-						buf.Grow(2 << 20)
-					}
-				}
-				if err := comp.Render(rctx, buf); err != nil {
-					return fmt.Errorf("rendering %s: %w", p.url, err)
-				}
-				raw = buf.Bytes()
-			}
 			select {
-			case files <- file{rel: b.rel(p.url), data: raw, key: key, buf: buf, big: p.big}:
+			case files <- file{rel: b.rel(p.url), lines: lines}:
 				return nil
 			case <-rctx.Done():
 				return rctx.Err()
 			}
+		}
+		if p.source != nil {
+			rel, key := b.rel(p.url), sourceKey(p.source.Path)
+			if done, err := out.reuse(rel, key, false); done || err != nil {
+				return err
+			}
+			return out.copySource(rel, func() (*os.File, int64, error) {
+				f, size, err := bench.OpenFile(p.source.Path, math.MaxInt64)
+				if err == nil && size != p.source.Size {
+					f.Close()
+					err = fmt.Errorf("%s changed since data/ was loaded (%d bytes, then %d): build again", p.source.Path, p.source.Size, size)
+				}
+				return f, size, err
+			}, key)
+		}
+		render, key := p.render, uint64(0)
+		if p.keyed != nil {
+			var err error
+			if key, render, err = p.keyed(); err != nil {
+				return err
+			}
+			if done, err := out.reuseKeyed(b.rel(p.url), key); done || err != nil {
+				return err
+			}
+		}
+		comp, raw, err := render()
+		if err != nil {
+			return err
+		}
+		var buf *bytes.Buffer
+		if comp != nil {
+			pool := free
+			if p.big {
+				pool = bigFree
+			}
+			select {
+			case buf = <-pool:
+			default:
+				buf = new(bytes.Buffer)
+				if p.big {
+					buf.Grow(2 << 20)
+				}
+			}
+			if err := comp.Render(rctx, buf); err != nil {
+				return fmt.Errorf("rendering %s: %w", p.url, err)
+			}
+			raw = buf.Bytes()
+		}
+		select {
+		case files <- file{rel: b.rel(p.url), data: raw, key: key, buf: buf, big: p.big}:
+			return nil
+		case <-rctx.Done():
+			return rctx.Err()
+		}
+	}
+	// One renderer a CPU, each taking pages in turn: a goroutine a page
+	// grew a new stack to the templates' depth for every page.
+	work := make(chan page)
+	renders.Go(func() error {
+		defer close(work)
+		for _, p := range pages {
+			select {
+			case work <- p:
+			case <-rctx.Done():
+				return nil
+			}
+		}
+		return nil
+	})
+	for range runtime.GOMAXPROCS(0) {
+		renders.Go(func() error {
+			for p := range work {
+				if err := render(p); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 	}
 	g.Go(func() error {
