@@ -270,7 +270,10 @@ func readResults(path string, raw []byte, ds *Dataset, split string, data *Data,
 		return nil, append(ps, bomProblem(path))
 	}
 	member := ds.Split(split).member
-	decoded, ok := decodeResults(raw, ds.interner())
+	decoded, ok := scanResults(raw, ds.interner())
+	if !ok {
+		decoded, ok = decodeResults(raw, ds.interner())
+	}
 	if !ok {
 		// The lines that do decode are still checked below, so that one
 		// run lists every problem.
