@@ -134,7 +134,7 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, at, dir)
 	recs, err := infer.Run(ctx, infer.Config{
 		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: *force,
-		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status),
+		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status), Log: stderr,
 	})
 	if err != nil {
 		return err

@@ -149,7 +149,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		len(ins), ds.DisplayName(), sp, meta.Predictions, *attempts, at, dir)
 	rr, err := evaluate.Run(ctx, evaluate.Config{
 		Meta: meta, Dataset: ds, Predictions: lookup, Gold: *gold, Images: imgs, Dir: dir,
-		Workers: w, Force: *force, Limits: lim, Engine: b.Executor, Progress: newProgress(stderr, b.Status),
+		Workers: w, Force: *force, Limits: lim, Engine: b.Executor, Progress: newProgress(stderr, b.Status), Log: stderr,
 	})
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/llm"
 )
@@ -57,7 +58,6 @@ type Chatter interface {
 // *container.Engine. It builds the images, and runs the containers too
 // unless Options.Executor is set.
 type Engine interface {
-	Starter
 	imageEngine
 }
 
@@ -77,7 +77,7 @@ type Options struct {
 	// commands in (discovery, the runs, traces, masking, verification,
 	// the statements' sources) instead of Engine: a swarm. The images
 	// are built on Engine whatever runs them.
-	Executor Starter
+	Executor executor.Executor
 	LLM      Chatter // nil: the deterministic classifier, statements without LLM text
 	// Credentials give a repository's base_image's registry the user's
 	// credentials; nil reads the user's docker configuration
@@ -88,6 +88,8 @@ type Options struct {
 	Verbose     bool
 
 	report *Report // the run's, filled as it goes
+	// lease is the run's on Executor: every container starts through it.
+	lease *executor.Lease
 }
 
 // stageIndex is a stage's place in Stages, or -1.
@@ -114,7 +116,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		o.Now = time.Now
 	}
 	if o.Executor == nil {
-		o.Executor = o.Engine
+		e, ok := o.Engine.(*container.Engine)
+		if !ok {
+			return nil, errors.New("collect: no executor to run the containers on")
+		}
+		o.Executor = executor.Local(e)
 	}
 	if o.Stage != "" && stageIndex(o.Stage) < 0 && !slices.Contains(HistoryStages, o.Stage) {
 		return nil, fmt.Errorf("unknown stage %q; the stages are %s (test-driven) and %s (history-based methods)",
@@ -139,6 +145,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	// The run's lease, on every container it starts; taking it removes
+	// what killed runs left. Released last, once every container is gone.
+	ls, err := executor.Hold(ctx, o.Executor, "collect "+o.Dataset, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer ls.Release()
+	o.lease = ls
 	rep := &Report{Collection: bench.Collection{Dataset: o.Dataset, Seed: o.Seed}}
 	o.report = rep
 	var results []*repoResult

@@ -17,6 +17,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 )
@@ -316,7 +317,7 @@ func TestRunFileTampering(t *testing.T) {
 	eng, base := imagestest.Base(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	b, err := openBox(ctx, eng, base, "featbench/tamper", container.Limits{}, "")
+	b, err := openBox(ctx, executor.Local(eng), base, "featbench/tamper", container.Limits{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,20 +18,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
-	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/meter"
 )
 
@@ -123,10 +121,13 @@ type Config struct {
 	Workers   int    // agents at once on the local engine; a swarm admits by its room instead
 	Force     bool   // run again what a previous run of this id finished
 	Container container.Limits
-	// Engine runs the containers: the local engine (*container.Engine)
-	// or a swarm (*swarm.Executor), as for eval run.
-	Engine   evaluate.Executor
+	// Engine runs the containers: the local engine or a swarm
+	// (internal/executor), as for eval run.
+	Engine   executor.Executor
 	Progress Progress
+	// Log, when not nil, hears of the run's lease (renewals failing, the
+	// leftovers of killed runs removed).
+	Log io.Writer
 }
 
 // Run runs the agent on every instance of the configuration that has no
@@ -141,13 +142,6 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	owner := randomToken()
-	if _, err := cfg.Engine.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1", evaluate.LabelKind: "infer"}, func(labels map[string]string) bool {
-		exp, err := strconv.ParseInt(labels[evaluate.LabelExpires], 10, 64)
-		return err != nil || time.Now().Unix() <= exp
-	}); err != nil {
-		return nil, fmt.Errorf("removing the containers of killed runs: %w", err)
-	}
 	var ins []*bench.Instance
 	for _, id := range cfg.Meta.Instances {
 		in := cfg.Dataset.Instance(id)
@@ -156,77 +150,59 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 		}
 		ins = append(ins, in)
 	}
+	// The run's lease, on every agent's container; taking it removes what
+	// killed runs left. Released last, once every container is gone.
+	ls, err := executor.Hold(ctx, cfg.Engine, "eval infer "+cfg.Meta.RunID, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer ls.Release()
 	if cfg.Progress != nil {
 		cfg.Progress.Start(len(ins))
 		defer cfg.Progress.Finish()
 	}
-	var mu sync.Mutex // predictions.jsonl
-	g, gctx := errgroup.WithContext(ctx)
-	// An executor that knows its room (a swarm) admits the agents'
-	// containers itself, as for eval run; otherwise the workers bound them.
-	adm, _ := cfg.Engine.(admitter)
-	if adm == nil {
-		g.SetLimit(max(cfg.Workers, 1))
-	}
-	var admitErr error // the executor could not say where to run (no node left)
+	var todo []*bench.Instance
 	for _, in := range ins {
-		if gctx.Err() != nil {
-			break
-		}
-		dir := filepath.Join(cfg.Dir, Folder, in.InstanceID)
 		if !cfg.Force {
-			if rec, err := ReadRecord(dir); err == nil && !retried[rec.FailureMode] {
+			if rec, err := ReadRecord(filepath.Join(cfg.Dir, Folder, in.InstanceID)); err == nil && !retried[rec.FailureMode] {
 				if cfg.Progress != nil {
 					cfg.Progress.Done(rec, true)
 				}
 				continue
 			}
 		}
-		release := func() {}
-		if adm != nil {
-			// Instances are admitted in order, as room frees up.
-			r, err := adm.Admit(gctx, agentLimits(cfg.Container))
-			if err != nil {
-				admitErr = err
-				break
-			}
-			release = r
-		}
-		g.Go(func() error {
-			defer release()
-			rec, err := runOne(gctx, cfg, in, dir, owner)
-			if err != nil {
-				if gctx.Err() != nil {
-					return gctx.Err() // interrupted: no record, the next run does it again
-				}
-				return err
-			}
-			if cfg.Progress != nil {
-				cfg.Progress.Done(rec, false)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			_, err = WritePredictions(cfg.Dir, all)
-			return err
-		})
+		todo = append(todo, in)
 	}
-	if err := g.Wait(); err != nil {
+	var mu sync.Mutex // predictions.jsonl
+	// A swarm admits the agents' containers by its room, in order, as for
+	// eval run; elsewhere the workers bound them. An agent's run is not
+	// done again within the run when its container is lost: the loss is
+	// recorded (HarnessError), and the next run tries it again.
+	pool := executor.NewPool(cfg.Engine, cfg.Workers, agentLimits(cfg.Container))
+	err = pool.Each(ctx, len(todo), func(ctx context.Context, i int, _ error) error {
+		in := todo[i]
+		rec, err := runOne(ctx, cfg, in, filepath.Join(cfg.Dir, Folder, in.InstanceID), ls)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err() // interrupted: no record, the next run does it again
+			}
+			return err
+		}
+		if cfg.Progress != nil {
+			cfg.Progress.Done(rec, false)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		_, err = WritePredictions(cfg.Dir, all)
+		return err
+	}, nil)
+	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if admitErr != nil {
-		return nil, fmt.Errorf("waiting for room on the executor: %w", admitErr)
-	}
 	return WritePredictions(cfg.Dir, all)
-}
-
-// admitter is an Executor that decides how many containers run at once
-// (a swarm, by its free resources): Admit waits for room for one more
-// container with these limits; release gives it back.
-type admitter interface {
-	Admit(ctx context.Context, lim container.Limits) (release func(), err error)
 }
 
 // ReadRecord reads an instance's record from its folder.

@@ -3,8 +3,6 @@ package infer
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/relay"
@@ -44,7 +43,7 @@ const harnessGrace = 10 * time.Minute
 // the instance's folder, the record last. An error is an interruption or
 // a failure to write the folder; a failure of the harness inside the
 // instance is recorded (HarnessError) and tried again by the next run.
-func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner string) (*Record, error) {
+func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir string, ls *executor.Lease) (*Record, error) {
 	start := time.Now()
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("clearing %s: %w", dir, err)
@@ -63,7 +62,7 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner stri
 	}
 	defer traj.Close()
 	rec := &Record{InstanceID: in.InstanceID, Agent: cfg.Agent.Name, Model: cfg.Agent.Model}
-	patch, err := infer(ctx, cfg, in, owner, rec, hlog, traj, dir)
+	patch, err := infer(ctx, cfg, in, ls, rec, hlog, traj, dir)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -87,7 +86,7 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner stri
 
 // infer does the work of runOne: the proxy, the container, the agent,
 // the diff. rec gets what was measured.
-func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
+func infer(ctx context.Context, cfg Config, in *bench.Instance, ls *executor.Lease, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
 	a := cfg.Agent
 	image := a.Image[evaluate.ImageKey(cfg.Dataset, in)]
 	if image == "" {
@@ -106,12 +105,10 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 
 	timeout := a.TimeoutDuration()
 	lim := agentLimits(cfg.Container)
-	box, err := cfg.Engine.Start(ctx, container.Spec{
+	box, err := ls.Start(ctx, container.Spec{ // under the run's lease
 		Image: image, Name: "featbench-infer", WorkDir: "/", Limits: lim,
 		Labels: map[string]string{
-			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelOwner: owner,
-			evaluate.LabelExpires: strconv.FormatInt(time.Now().Add(timeout+harnessGrace+5*time.Minute).Unix(), 10),
-			evaluate.LabelTask:    in.InstanceID,
+			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelTask: in.InstanceID,
 		},
 	})
 	if err != nil {
@@ -228,7 +225,7 @@ func measured(rec *Record, tot meter.Totals) {
 }
 
 // step runs a harness command that must succeed, logged.
-func step(ctx context.Context, box *container.Container, log io.Writer, dir, what string, argv ...string) error {
+func step(ctx context.Context, box executor.Box, log io.Writer, dir, what string, argv ...string) error {
 	res, err := box.Exec(ctx, argv, container.ExecOptions{Timeout: 5 * time.Minute, WorkDir: dir})
 	fmt.Fprintf(log, "$ (cd %s && %s)\nexit %d in %.2f s\n%s%s\n", dir, strings.Join(argv, " "), res.ExitCode, res.Duration.Seconds(), res.Stdout, res.Stderr)
 	if err != nil {
@@ -244,7 +241,7 @@ func step(ctx context.Context, box *container.Container, log io.Writer, dir, wha
 // a unified diff git applies, without test files (the instance's, and any
 // by its path), binary files and caches; it returns the patch, how many
 // files it changes and the paths left out.
-func diff(ctx context.Context, box *container.Container, log io.Writer, work string, in *bench.Instance) ([]byte, int, []string, error) {
+func diff(ctx context.Context, box executor.Box, log io.Writer, work string, in *bench.Instance) ([]byte, int, []string, error) {
 	git := []string{"git", "-c", "core.bare=false", "-c", "core.quotepath=false", "--git-dir=" + baseGitDir, "--work-tree=" + work}
 	if err := step(ctx, box, log, work, "staging the agent's work", append(git, "add", "-A", ".")...); err != nil {
 		return nil, 0, nil, err
@@ -297,12 +294,6 @@ func junk(p string) bool {
 		}
 	}
 	return strings.HasSuffix(p, ".pyc") || strings.HasSuffix(p, ".pyo")
-}
-
-func randomToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // agentLimits are the agent's container's limits: the configured ones,

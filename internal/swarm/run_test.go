@@ -18,6 +18,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 )
@@ -64,7 +65,7 @@ func envImage(t *testing.T) (*container.Engine, string) {
 }
 
 // evalRun evaluates ids of ds (gold or empty) with the executor into dir.
-func evalRun(ctx context.Context, t *testing.T, x evaluate.Executor, img string, ds *bench.Dataset, ids []string, gold bool, dir string) (*evaluate.RunReport, error) {
+func evalRun(ctx context.Context, t *testing.T, x executor.Executor, img string, ds *bench.Dataset, ids []string, gold bool, dir string) (*evaluate.RunReport, error) {
 	t.Helper()
 	model := "empty"
 	if gold {
@@ -182,11 +183,11 @@ func TestGoldAndEmptyLikeLocal(t *testing.T) {
 		name := map[bool]string{true: "gold", false: "empty"}[gold]
 		t.Run(name, func(t *testing.T) {
 			local, remote := t.TempDir(), t.TempDir()
-			lr, err := evalRun(ctx, t, eng, img, ds, ids, gold, local)
+			lr, err := evalRun(ctx, t, executor.Local(eng), img, ds, ids, gold, local)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sr, err := evalRun(ctx, t, x, img, ds, ids, gold, remote)
+			sr, err := evalRun(ctx, t, executor.Swarm(x), img, ds, ids, gold, remote)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +234,7 @@ func TestNodeLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	// The image on every node first, so that tasks run from the start.
-	warm, err := evalRun(ctx, t, x, img, ds, ids[:1], true, t.TempDir())
+	warm, err := evalRun(ctx, t, executor.Swarm(x), img, ds, ids[:1], true, t.TempDir())
 	if err != nil || warm.ResolvedInstances != 1 {
 		t.Fatalf("warming up: %v, %+v", err, warm)
 	}
@@ -244,7 +245,7 @@ func TestNodeLost(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		rr, err := evalRun(ctx, t, x, img, ds, ids, true, dir)
+		rr, err := evalRun(ctx, t, executor.Swarm(x), img, ds, ids, true, dir)
 		done <- result{rr, err}
 	}()
 	// Wait for finished instances and a task of the run running on a
@@ -421,7 +422,7 @@ func TestNoWayToRootThroughSetuid(t *testing.T) {
 	patch := ds.Instance(id).Patch + "diff --git a/setup.py b/setup.py\nnew file mode 100644\n--- /dev/null\n+++ b/setup.py\n@@ -0,0 +1," + strconv.Itoa(len(setup)) + " @@\n+" + strings.Join(setup, "\n+") + "\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	for name, ex := range map[string]evaluate.Executor{"swarm": x, "local": eng} {
+	for name, ex := range map[string]executor.Executor{"swarm": executor.Swarm(x), "local": executor.Local(eng)} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			rr, err := evaluate.Run(ctx, evaluate.Config{

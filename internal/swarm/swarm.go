@@ -69,6 +69,14 @@ type Executor struct {
 	lost    map[string]string            // node ID -> why
 	ours    map[string]bool              // IDs of the services this executor made and has not removed
 	pushes  int
+	// offset is the manager's clock ahead of this machine's, measured at
+	// offsetAt (lease.go).
+	offset   time.Duration
+	offsetAt time.Time
+	// sweeping: admission's removal of dead runs' services is under
+	// way (sweepSoon); sweeps counts them, for Close.
+	sweeping bool
+	sweeps   sync.WaitGroup
 
 	adm admission
 }
@@ -119,6 +127,7 @@ func Connect(ctx context.Context, cfg Config) (*Executor, error) {
 // Close releases the connections to the manager and the nodes. Services
 // are left as they are.
 func (x *Executor) Close() error {
+	x.sweeps.Wait()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var errs []error
