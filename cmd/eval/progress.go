@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sync"
 	"time"
 
@@ -105,7 +106,7 @@ func (p *lineProgress) Done(rep *evaluate.Report, skipped bool) {
 		eta = fmt.Sprintf(", about %s left", left.Round(time.Second))
 	}
 	if rep.Retried != "" {
-		verdict += " (retried: its container was lost)"
+		verdict += " (retried: " + lostWhat(rep.Retried) + ")"
 	}
 	state := ""
 	if p.status != nil {
@@ -209,4 +210,17 @@ func short(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// lostNode finds, in why an attempt was retried, the node a swarm lost:
+// "node 7ewh3s95miyz (vm, unix:///run/featbench-swarm/node2.sock) was lost".
+var lostNode = regexp.MustCompile(`node \S+( \([^)]*\))? was lost`)
+
+// lostWhat says what a retried attempt lost, for its progress line:
+// the node, when its retried says which.
+func lostWhat(retried string) string {
+	if m := lostNode.FindString(retried); m != "" {
+		return m
+	}
+	return "its container was lost"
 }

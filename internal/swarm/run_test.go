@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -248,9 +249,11 @@ func TestNodeLost(t *testing.T) {
 		rr, err := evalRun(ctx, t, executor.Swarm(x), img, ds, ids, true, dir)
 		done <- result{rr, err}
 	}()
+	// Every task of the run, with its node, as the manager lists them.
+	placed := watchTasks(ctx, t, cli, "swarm-test")
 	// Wait for finished instances and a task of the run running on a
 	// worker, then stop that worker.
-	victim, before := "", map[string][]byte{}
+	victim, victimID, before := "", "", map[string][]byte{}
 	for victim == "" || len(reportFiles(t, dir)) < 2 {
 		victim = ""
 		select {
@@ -271,7 +274,7 @@ func TestNodeLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			if n.Node.Spec.Role == "worker" && time.Since(task.Status.Timestamp) > 300*time.Millisecond {
-				victim = n.Node.Spec.Labels["featbench.engine"]
+				victim, victimID = n.Node.Spec.Labels["featbench.engine"], n.Node.ID
 				break
 			}
 		}
@@ -285,6 +288,7 @@ func TestNodeLost(t *testing.T) {
 		t.Fatalf("the worker's engine %q is not one of provision-swarm.sh's", victim)
 	}
 	t.Logf("stopping node %s (%s) with %d reports written", m[1], victim, len(before))
+	stopped := time.Now()
 	stopNode(t, atoi(m[1]))
 	r := <-done
 	if r.err != nil {
@@ -315,6 +319,10 @@ func TestNodeLost(t *testing.T) {
 		}
 		if rep.Retried != "" {
 			retried = append(retried, rep.InstanceID+": "+rep.Retried)
+			// It says which node was lost, as its progress line does.
+			if !strings.Contains(rep.Retried, "node "+victimID[:12]) || !strings.Contains(rep.Retried, victim) || !strings.Contains(rep.Retried, "was lost") {
+				t.Errorf("%s: retried %q does not name the lost node %s (%s)", rep.InstanceID, rep.Retried, victimID, victim)
+			}
 			log, _ := os.ReadFile(filepath.Join(filepath.Dir(p), evaluate.LogFile))
 			if !strings.HasPrefix(string(log), "retried: ") {
 				t.Errorf("%s: the log of a retried attempt does not say so", rep.InstanceID)
@@ -326,7 +334,30 @@ func TestNodeLost(t *testing.T) {
 		t.Errorf("no attempt says it was retried, yet a node with a task was stopped")
 	}
 	t.Logf("retried:\n%s\nlost: %v", strings.Join(retried, "\n"), x.Lost())
-
+	if _, ok := x.Lost()[victimID]; !ok {
+		t.Errorf("the stopped node %s is not recorded as lost: %v", victimID, x.Lost())
+	}
+	// Each attempt retried for the loss ran its retry (its last task) on
+	// another node.
+	last := map[string]placement{}
+	for _, p := range placed() {
+		if l, ok := last[p.task]; !ok || p.created.After(l.created) {
+			last[p.task] = p
+		}
+	}
+	for _, p := range reportFiles(t, dir) {
+		rep, err := evaluate.ReadReport(filepath.Dir(p))
+		if err != nil || rep.Retried == "" {
+			continue
+		}
+		l, ok := last[rep.InstanceID+"#1"]
+		switch {
+		case !ok:
+			t.Errorf("%s: no task of its seen", rep.InstanceID)
+		case l.node == victimID:
+			t.Errorf("%s: retried on the lost node %s (task %s, at %s; the node stopped at %s)", rep.InstanceID, victimID, l.id, l.created, stopped)
+		}
+	}
 	// The stopped node, started again, can bring back the task it ran,
 	// whose service the run removed meanwhile (Docker 20.10), holding its
 	// reservation: the next run's sweep of leftovers removes it.
@@ -354,6 +385,59 @@ func TestNodeLost(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	t.Logf("the sweep removed %d orphaned task containers", removed)
+}
+
+// placement is a task of a run as the manager listed it.
+type placement struct {
+	id, task, node string
+	created        time.Time
+}
+
+// watchTasks records, until the test ends, every task of run the
+// manager lists with its node (polled every 200 ms: a task's node is
+// set once and for all); placed returns what it saw.
+func watchTasks(ctx context.Context, t *testing.T, cli *client.Client, run string) (placed func() []placement) {
+	var mu sync.Mutex
+	seen := map[string]placement{}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if res, err := cli.TaskList(ctx, client.TaskListOptions{}); err == nil {
+				mu.Lock()
+				for _, task := range res.Items {
+					if task.NodeID == "" || task.Spec.ContainerSpec == nil || task.Spec.ContainerSpec.Labels[evaluate.LabelRun] != run {
+						continue
+					}
+					if _, ok := seen[task.ID]; !ok {
+						seen[task.ID] = placement{id: task.ID, task: task.Spec.ContainerSpec.Labels[evaluate.LabelTask], node: task.NodeID, created: task.CreatedAt}
+					}
+				}
+				mu.Unlock()
+			}
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		<-done
+	})
+	return func() []placement {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []placement
+		for _, p := range seen {
+			out = append(out, p)
+		}
+		return out
+	}
 }
 
 // liveOrphans lists the live tasks of run whose service is gone.
