@@ -550,7 +550,7 @@ func TestInferKilledRunResumes(t *testing.T) {
 	root := inferProject(t)
 	bin := evalBinary(t)
 	eng := imagestest.Engine(t)
-	// The killed run's container stays until it expires: removed here.
+	// The killed run's container stays until its lease is stale: removed here.
 	id := "resumed-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	t.Cleanup(func() {
 		if _, err := eng.RemoveContainers(context.Background(), map[string]string{evaluate.LabelRun: id, evaluate.LabelKind: "infer"}, nil); err != nil {
