@@ -929,3 +929,54 @@ func indexURLProblem(s string) string {
 	}
 	return ""
 }
+
+// LoadSubmission reads and validates the dataset versions under root (as
+// LoadDatasets does) and the one submission folder dir, which must be a
+// submission folder under root: what validating a submission depends on,
+// so that a broken submission elsewhere does not stop it. The submission
+// is the Data's only one; attestations are not read.
+func LoadSubmission(ctx context.Context, root, dir string) (*Data, *Submission, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, t, ps, broken, err := loadDatasets(root)
+	if err != nil || t == nil {
+		return nil, nil, err
+	}
+	prefix := filepath.Join(root, "datasets") + string(filepath.Separator)
+	own := abs + string(filepath.Separator)
+	lock := filepath.Join(root, LockFile)
+	var mine Problems
+	for _, p := range ps {
+		if strings.HasPrefix(p.File, prefix) || p.File == root || p.File == lock || p.File == abs || strings.HasPrefix(p.File, own) {
+			mine = append(mine, p)
+		}
+	}
+	var f *folder
+	for _, s := range t.submissions {
+		if d, err := filepath.Abs(s.path); err == nil && d == abs {
+			f = s
+		}
+	}
+	if f == nil {
+		if err := mine.Err(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%s is not a submission folder under %s (submissions/<name>/<version>/<split>/<YYYYMMDD>_<slug>/)", dir, root)
+	}
+	var sub *Submission
+	if !f.bad {
+		var sps Problems
+		sub, _, sps = loadSubmission(f, data, broken, new([]byte))
+		mine = append(mine, sps...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := mine.Err(); err != nil {
+		return nil, nil, err
+	}
+	data.Submissions = []*Submission{sub}
+	return data, sub, nil
+}

@@ -227,6 +227,9 @@ func (c *checker) validate(cfg *Config, root string) {
 
 // checkEval checks the [eval] table's values.
 func (c *checker) checkEval(e *Eval) {
+	if e.DockerHost != "" && !dockerHost.MatchString(e.DockerHost) {
+		c.add("eval.docker_host", "%q is not a Docker engine's address (unix:///path/to/docker.sock or tcp://host:port); leave it out for $DOCKER_HOST", e.DockerHost)
+	}
 	if e.Workers < 1 || e.Workers > 256 {
 		c.add("eval.workers", "is %d; want 1 to 256", e.Workers)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -47,6 +48,14 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErr("--agent is required: the name of an [[agents]] table of featbench.toml")
 	case !runID.MatchString(*id):
 		return usageErr("--run-id %q: give an id of letters, digits, '.', '_' and '-', e.g. --run-id claude-code-lite", *id)
+	}
+	if err := checkWorkers(fs, *workers); err != nil {
+		return err
+	}
+	if *upstream != "" {
+		if u, err := url.Parse(*upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageErr("--upstream %q: want an http(s) URL, the model API's base (e.g. https://api.openai.com/v1)", *upstream)
+		}
 	}
 	pr, err := pf.open(ctx, datasetsOnly)
 	if err != nil {

@@ -113,6 +113,22 @@ func newFlags(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// given is the names of the flags the command line set.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// checkWorkers refuses a --workers the command line gave outside the
+// bounds featbench.toml's eval.workers has.
+func checkWorkers(fs *flag.FlagSet, n int) error {
+	if given(fs)["workers"] && (n < 1 || n > 256) {
+		return usageErr("--workers %d: want 1 to 256, as eval.workers", n)
+	}
+	return nil
+}
+
 // parse parses a command's flags and returns its other arguments, which
 // may come first (eval submit RUN --slug ...) or after the flags; --help
 // prints its usage to stdout and ends the command with status 0.

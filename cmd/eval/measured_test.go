@@ -42,7 +42,7 @@ func TestCheckMeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	pred := func(fields string) predictions.Prediction {
-		ps, err := predictions.Parse("p.jsonl", []byte(`{"instance_id": "a__b-1", "model_patch": "", "measured": true, `+fields+"}\n"))
+		ps, err := predictions.Parse("p.jsonl", []byte(`{"instance_id": "a__b-1", "model_name_or_path": "m", "model_patch": "", "measured": true, `+fields+"}\n"))
 		if err != nil {
 			t.Fatal(err)
 		}

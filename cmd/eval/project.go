@@ -38,13 +38,12 @@ func (p *projectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.data, "data", "", "the data `DIR` holding datasets/ and submissions/ (default: [site] data), such as one collect --data wrote")
 }
 
-// What of data/ a command loads: nothing, the datasets alone (evaluating
-// needs no submission, and a broken one elsewhere must not stop it), or
-// everything, as build --check does.
+// What of data/ a command loads: nothing, or the datasets alone
+// (evaluating needs no submission, and a broken one elsewhere must not
+// stop it; validate loads its one submission itself).
 const (
 	noData = iota
 	datasetsOnly
-	allData
 )
 
 // open reads featbench.toml and loads and validates what of data/ it asks.
@@ -67,8 +66,6 @@ func (p projectFlags) open(ctx context.Context, data int) (*project, error) {
 	switch data {
 	case datasetsOnly:
 		pr.data, err = bench.LoadDatasets(ctx, pr.dataDir())
-	case allData:
-		pr.data, err = bench.Load(ctx, pr.dataDir())
 	}
 	if err != nil {
 		return nil, err

@@ -68,6 +68,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageErr("--run-id %q: give an id of letters, digits, '.', '_' and '-', e.g. --run-id my-agent-full", *id)
 	case *attempts < 1 || *attempts > 100:
 		return usageErr("--attempts %d: want 1 to 100", *attempts)
+	case given(fs)["timeout"] && *timeout <= 0:
+		return usageErr("--timeout %s: want a positive duration, e.g. 30m (eval.instance_timeout's default)", *timeout)
+	}
+	if err := checkWorkers(fs, *workers); err != nil {
+		return err
 	}
 	pr, err := pf.open(ctx, datasetsOnly)
 	if err != nil {
@@ -151,12 +156,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Meta: meta, Dataset: ds, Predictions: lookup, Gold: *gold, Images: imgs, Dir: dir,
 		Workers: w, Force: *force, Limits: lim, Engine: b.Executor, Progress: newProgress(stderr, b.Status), Log: stderr,
 	})
-	if err != nil {
+	if rr == nil {
 		return err
 	}
+	// err, with a report: attempts that could not be saved, said below.
 	fmt.Fprintf(stdout, "%d of %d instances resolved (%.1f%%), %.2f%% of fail-to-pass tests passed; %d not applied, %d errors\n",
 		rr.ResolvedInstances, rr.TotalInstances, 100*rr.ResolvedRate, 100*rr.PassedRate, len(rr.NotAppliedIDs), rr.ErrorInstances)
 	fmt.Fprintf(stdout, "report: %s\nresults: %s\n", filepath.Join(dir, evaluate.RunReportFile), filepath.Join(dir, evaluate.ResultsFile))
+	if err != nil {
+		return exitError{code: 1, err: err}
+	}
 	if rr.ErrorInstances > 0 {
 		return exitError{code: 1, err: fmt.Errorf("%d instances could not be evaluated (%s): see their container.log; run the command again to retry them",
 			rr.ErrorInstances, strings.Join(rr.ErrorIDs, ", "))}
@@ -185,14 +194,20 @@ func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int)
 	}
 	out := map[string]evaluate.Prediction{}
 	models := map[string]bool{}
-	var unknown []string
+	var unknown, over []string
 	for _, p := range preds {
 		if ds.Instance(p.InstanceID) == nil {
 			unknown = append(unknown, p.InstanceID)
 			continue
 		}
 		a := max(p.Attempt, 1)
-		if !wanted[p.InstanceID] || a > attempts {
+		if a > attempts {
+			// Not silently left out: a file of several attempts is graded
+			// with --attempts as many.
+			over = append(over, fmt.Sprintf("%s:%d: field \"attempt\": is %d, but --attempts is %d", path, p.Line, a, attempts))
+			continue
+		}
+		if !wanted[p.InstanceID] {
 			continue
 		}
 		models[p.Model] = true
@@ -208,6 +223,12 @@ func readPredictions(path string, ds *bench.Dataset, ids []string, attempts int)
 			pred.Measured, pred.Turns, pred.TrajectoryFile = true, p.Turns, file
 		}
 		out[key(p.InstanceID, a)] = pred
+	}
+	if n := len(over); n > 0 {
+		if n > 5 {
+			over = append(over[:5], fmt.Sprintf("and %d more", n-5))
+		}
+		return nil, "", "", fmt.Errorf("%d predictions are for attempts beyond --attempts (give --attempts N to grade N attempts):\n  %s", n, strings.Join(over, "\n  "))
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -41,12 +40,14 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usageErr("--seed %q: want an unsigned integer", *seedFlag)
 		}
 	}
-	pr, err := pf.open(ctx, allData)
+	// The datasets and this folder only: another submission's problem is
+	// not this one's (build --check looks at all of data/).
+	pr, err := pf.open(ctx, noData)
 	if err != nil {
 		return err
 	}
-	sub, err := findSubmission(pr, rest[0])
-	if err != nil {
+	var sub *bench.Submission
+	if pr.data, sub, err = bench.LoadSubmission(ctx, pr.dataDir(), rest[0]); err != nil {
 		return err
 	}
 	var opts submission.Options
@@ -107,18 +108,4 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintf(stdout, "%s: %d results agree with the logs%s\n", sub.ID(), rep.Checked, again)
 	return nil
-}
-
-// findSubmission finds the submission whose folder dir is.
-func findSubmission(pr *project, dir string) (*bench.Submission, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range pr.data.Submissions {
-		if d, err := filepath.Abs(s.Dir); err == nil && d == abs {
-			return s, nil
-		}
-	}
-	return nil, fmt.Errorf("%s is not a submission folder under %s (data/submissions/<name>/<version>/<split>/<YYYYMMDD>_<slug>/)", dir, pr.dataDir())
 }

@@ -192,6 +192,15 @@ func prepare(ctx context.Context, eng executor.Starter, t Task, lim Limits, log 
 // prediction's tests are to run.
 func (s *staged) stage(ctx context.Context) {
 	t, f := s.f.t, s.f
+	if !t.Gold && !patch.Empty(t.Prediction.Patch) {
+		// A patch the harness would refuse (too large, a path out of the
+		// repository, a binary...) costs no container.
+		if err := patch.Check(t.Prediction.Patch, patch.Limits{}); err != nil {
+			f.rep.PatchRefused = err.Error()
+			fmt.Fprintf(f.log, "prediction refused before a container started: %v\n\n", err)
+			return
+		}
+	}
 	box, err := s.eng.Start(ctx, container.Spec{
 		Image: t.Image, Name: "featbench-eval", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(f.lim),
 	})

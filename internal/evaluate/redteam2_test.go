@@ -1,6 +1,8 @@
 package evaluate_test
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 )
 
 // Round 2 of the red team: predictions that implement nothing and attack
@@ -345,6 +349,36 @@ func regradeAgrees(t *testing.T, ds *bench.Dataset, in *bench.Instance, dir stri
 		}
 		if _, err := evaluate.Regrade(ds, in, lie, files); err == nil || !strings.Contains(err.Error(), "had no canaries") {
 			t.Errorf("%s: a report whose runs name no canaries regraded: %v", in.InstanceID, err)
+		}
+	}
+}
+
+// noEngine fails the test if anything asks it for a container.
+type noEngine struct{ t *testing.T }
+
+func (e noEngine) Start(context.Context, container.Spec) (executor.Box, error) {
+	e.t.Fatal("a container was started for a prediction the harness refuses")
+	return nil, nil
+}
+
+// TestRefusedBeforeAContainer: a patch the harness refuses (50 MB, a path
+// out of the repository) is graded not applied without a container.
+func TestRefusedBeforeAContainer(t *testing.T) {
+	ds := example(t)
+	in := ds.SplitInstances("lite")[0]
+	for _, p := range []string{
+		newFile("big.py", strings.Repeat("x = 1\n", 50<<20/6)),
+		"diff --git a/../../etc/x b/../../etc/x\nnew file mode 100644\n--- /dev/null\n+++ b/../../etc/x\n@@ -0,0 +1 @@\n+x\n",
+	} {
+		var log bytes.Buffer
+		rep, _, err := evaluate.Evaluate(context.Background(), noEngine{t}, evaluate.Task{
+			Dataset: ds, Instance: in, Attempt: 1, Image: "unused", Prediction: evaluate.Prediction{Model: "m", Patch: []byte(p)},
+		}, testLimits, &log)
+		if err != nil || rep.PatchApplied || rep.PatchRefused == "" || !slices.Contains(rep.FailureModes, "PatchApplyError") {
+			t.Errorf("%.60q: %v, %+v", p, err, rep)
+		}
+		if !strings.Contains(log.String(), "prediction refused before a container started") {
+			t.Errorf("the log does not say why: %s", log.String())
 		}
 	}
 }

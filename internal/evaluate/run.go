@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +21,7 @@ import (
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/executor"
+	"github.com/featbench/featbench/internal/runlock"
 )
 
 // Files of a run folder, runs/<run-id>/.
@@ -99,6 +104,13 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
 	}
+	// One process evaluates a run folder at a time: two would evaluate
+	// the same attempts into the same files.
+	release, err := runlock.Acquire(cfg.Dir, "eval run "+cfg.Meta.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := writeMeta(cfg.Dir, cfg.Meta); err != nil {
 		return nil, err
 	}
@@ -128,6 +140,10 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 		defer cfg.Progress.Finish()
 	}
 	pool := executor.NewPool(cfg.Engine, cfg.Workers, containerLimits(cfg.Limits))
+	var (
+		unsaved   []string // attempts whose files could not all be written
+		unsavedMu sync.Mutex
+	)
 	rm := newRemover(max(cfg.Workers, 1))
 	defer rm.wait() // every container gone before Run returns, whatever happened
 	todo := tasks[:0:0]
@@ -189,6 +205,15 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 		if errors.Is(err, container.ErrLost) && lost == nil && ctx.Err() == nil {
 			return err // the pool does it once more
 		}
+		var se *SaveError
+		if errors.As(err, &se) && ctx.Err() == nil {
+			unsavedMu.Lock()
+			unsaved = append(unsaved, fmt.Sprintf("%s attempt %d: %v", tk.in.InstanceID, tk.attempt, se.Err))
+			unsavedMu.Unlock()
+			if rep == nil {
+				rep = &Report{InstanceID: tk.in.InstanceID, Attempt: tk.attempt, Error: "not saved: " + se.Err.Error()}
+			}
+		}
 		if cfg.Progress != nil && rep != nil {
 			cfg.Progress.Done(rep, false)
 		}
@@ -206,7 +231,16 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return Finish(cfg.Dir, cfg.Dataset, cfg.Meta)
+	rr, err := Finish(cfg.Dir, cfg.Dataset, cfg.Meta)
+	if err != nil {
+		return nil, err
+	}
+	if len(unsaved) > 0 {
+		sort.Strings(unsaved)
+		return rr, fmt.Errorf("%d attempts could not be saved whole and are not counted (a later run evaluates them again):\n  %s",
+			len(unsaved), strings.Join(unsaved, "\n  "))
+	}
+	return rr, nil
 }
 
 // ahead is a task being staged (or staged) in its folder, ahead of its
@@ -214,7 +248,7 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 type ahead struct {
 	done       chan struct{}
 	dir        string
-	logf       *os.File
+	logf       *logFile
 	trajectory string
 	s          *staged
 	err        error // the folder could not be made
@@ -253,8 +287,8 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir string, ls *
 		a.err = fmt.Errorf("creating %s: %w", dir, err)
 		return
 	}
-	if err := os.WriteFile(filepath.Join(dir, PredFile), tk.pred.Patch, 0o644); err != nil {
-		a.err = fmt.Errorf("writing the prediction: %w", err)
+	if err := atomicfile.Write(filepath.Join(dir, PredFile), tk.pred.Patch); err != nil {
+		a.err = &SaveError{Err: err}
 		return
 	}
 	if tk.pred.TrajectoryFile != "" {
@@ -263,15 +297,15 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir string, ls *
 			a.err = fmt.Errorf("the trajectory of %s: %w", tk.in.InstanceID, err)
 			return
 		}
-		if err := os.WriteFile(filepath.Join(dir, TrajectoryFile), raw, 0o644); err != nil {
-			a.err = fmt.Errorf("writing the trajectory: %w", err)
+		if err := atomicfile.Write(filepath.Join(dir, TrajectoryFile), raw); err != nil {
+			a.err = &SaveError{Err: err}
 			return
 		}
 		a.trajectory = Sum(raw)
 	}
-	logf, err := os.Create(filepath.Join(dir, LogFile))
+	logf, err := createLog(filepath.Join(dir, LogFile))
 	if err != nil {
-		a.err = fmt.Errorf("creating the log: %w", err)
+		a.err = &SaveError{Err: err}
 		return
 	}
 	a.logf = logf
@@ -290,7 +324,7 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir string, ls *
 			LabelTask: tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
 		},
 	}
-	a.s = prepare(ctx, ls, t, cfg.Limits, logf) // its container under the run's lease
+	a.s = prepare(ctx, ls, t, cfg.Limits, a.logf) // its container under the run's lease
 }
 
 // discard removes the container staging started, the task not run, and
@@ -301,36 +335,106 @@ func (a *ahead) discard() {
 		a.s.discard()
 	}
 	if a.logf != nil {
-		a.logf.Close()
+		a.logf.close()
 	}
 }
 
 // evaluate evaluates a staged task into its folder: the test outputs, and
 // the report last.
+//
+// Nothing of an attempt is done until it is durably written: every file
+// goes through atomicfile (written whole and synced, or not at all), the
+// log is synced, and report.json, which marks the attempt done, comes
+// last, only when every other file is whole. An attempt that could not be
+// saved gets no report (a later run evaluates it again) and a
+// SaveError; its report's Error says so, for the progress line, which
+// then shows no outcome.
 func (a *ahead) evaluate(ctx context.Context, rm *remover) (*Report, error) {
 	<-a.done
-	if a.logf != nil {
-		defer a.logf.Close()
-	}
 	if a.err != nil {
+		if a.logf != nil {
+			a.logf.close()
+		}
 		return nil, a.err // set before anything was started
 	}
 	rep, files, err := a.s.finish(ctx, rm.remove)
 	rep.Trajectory = a.trajectory
 	rep.Retried = a.retried
-	for name, data := range files {
-		if werr := os.WriteFile(filepath.Join(a.dir, TestsDir, name), data, 0o644); werr != nil && err == nil {
-			err = fmt.Errorf("writing %s: %w", name, werr)
+	var unsaved error
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if werr := atomicfile.Write(filepath.Join(a.dir, TestsDir, name), files[name]); werr != nil {
+			unsaved = werr
+			break
 		}
+	}
+	if cerr := a.logf.close(); unsaved == nil {
+		unsaved = cerr
 	}
 	if ctx.Err() != nil {
 		// Interrupted: leave no report, so the next run does it again.
 		return rep, ctx.Err()
 	}
-	if werr := atomicfile.WriteJSON(filepath.Join(a.dir, ReportFile), rep); werr != nil && err == nil {
-		err = werr
+	if unsaved == nil {
+		unsaved = atomicfile.WriteJSON(filepath.Join(a.dir, ReportFile), rep)
+	}
+	if unsaved != nil {
+		os.Remove(filepath.Join(a.dir, ReportFile))
+		rep.Error = "not saved: " + unsaved.Error()
+		return rep, &SaveError{Err: unsaved}
 	}
 	return rep, err
+}
+
+// SaveError is an attempt whose files could not all be written: a full
+// disk, a file size limit. The attempt is not done; the run goes on and
+// ends with an error naming the files.
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string { return e.Err.Error() }
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// logFile is an attempt's container.log: the first error writing it is
+// kept (a fmt.Fprintf to it drops errors), and closing it syncs it and
+// reports that error.
+type logFile struct {
+	f   *os.File
+	err error
+}
+
+func createLog(path string) (*logFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return &logFile{f: f}, nil
+}
+
+func (l *logFile) Write(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.f.Write(p)
+	if err != nil {
+		l.err = fmt.Errorf("writing %s: %w", l.f.Name(), err)
+	}
+	return n, err
+}
+
+// close syncs and closes the log once, and says whether all of it was
+// written.
+func (l *logFile) close() error {
+	if l.f == nil {
+		return l.err
+	}
+	f := l.f
+	l.f = nil
+	if err := f.Sync(); err != nil && l.err == nil {
+		l.err = fmt.Errorf("writing %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil && l.err == nil {
+		l.err = fmt.Errorf("writing %s: %w", f.Name(), err)
+	}
+	return l.err
 }
 
 // remover removes containers in the background, so that the next task

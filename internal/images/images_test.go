@@ -299,7 +299,7 @@ func TestEnsureEnvFromGit(t *testing.T) {
 	}
 	c := start1(t, eng, ref)
 	out := run(t, c, `cd / && python3 -c 'import textkit; print(textkit.__file__)'; ls /testbed/untracked.txt 2>&1; cd /testbed && python3 -m pytest -q -p no:cacheprovider 2>&1 | tail -1`)
-	if !strings.Contains(out, "/usr/local/lib/python3") || !strings.Contains(out, "No such file") || !strings.Contains(out, " passed") {
+	if !strings.Contains(out, images.VenvDir+"/lib/python3") || !strings.Contains(out, "No such file") || !strings.Contains(out, " passed") {
 		t.Errorf("git env image:\n%s", out)
 	}
 

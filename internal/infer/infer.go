@@ -31,6 +31,7 @@ import (
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/meter"
+	"github.com/featbench/featbench/internal/runlock"
 )
 
 // Files of a run folder that infer writes: runs/<run-id>/.
@@ -138,6 +139,11 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, Folder), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
 	}
+	release, err := runlock.Acquire(cfg.Dir, "eval infer "+cfg.Meta.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	all, err := writeMeta(cfg.Dir, cfg.Meta)
 	if err != nil {
 		return nil, err

@@ -63,6 +63,7 @@ const (
 	maxCost     = 1e6
 	maxAttempts = 100
 	maxProblems = 1000 // problems listed; the rest are counted
+	maxModel    = 200  // characters of a model's name
 )
 
 // Prediction is what an agent produced for one instance and attempt.
@@ -178,6 +179,9 @@ type decoder struct {
 	problems Problems
 	more     int         // problems beyond maxProblems
 	seen     map[key]int // the line of each instance and attempt
+	// The file's model, and the line that named it first.
+	model     string
+	modelLine int
 	// lineAt's position, so that counting lines is linear in the file.
 	lastOff, lastLine int
 }
@@ -448,6 +452,12 @@ func (d *decoder) object(v jsontext.Value, line int, mapKey string) {
 	p.Agent, _ = r.str("agent")
 	model, _ := r.str("model")
 	p.Model = firstOf(modelPath, model, p.Agent)
+	switch {
+	case p.Model == "":
+		d.add(line, "model_name_or_path", "is missing: name the system that made the prediction (model_name_or_path, or FeatureBench's model or agent)")
+	case len([]rune(p.Model)) > maxModel || strings.ContainsAny(p.Model, "\n\r"):
+		d.add(line, "model_name_or_path", "is %d characters long or spans lines: a model's name is one line of at most %d", len([]rune(p.Model)), maxModel)
+	}
 	modelPatch, _ := r.str("model_patch")
 	var gitPatch string
 	if tr, ok := m["test_result"]; ok && tr.Kind() != 'n' {
@@ -498,6 +508,12 @@ func (d *decoder) object(v jsontext.Value, line int, mapKey string) {
 		}
 	}
 	if len(d.problems)+d.more > before {
+		return
+	}
+	if d.model == "" {
+		d.model, d.modelLine = p.Model, line
+	} else if p.Model != d.model {
+		d.add(line, "model_name_or_path", "is %q, but line %d's is %q: a predictions file is one system's", clip(p.Model), d.modelLine, clip(d.model))
 		return
 	}
 	k := key{p.InstanceID, p.Attempt}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestReadFormats(t *testing.T) {
 			{InstanceID: lk, Model: "claude-opus-4-5", Agent: "openhands", Patch: jsd + "c\n", Attempt: 2, Line: 2},
 			{InstanceID: "pydantic__pydantic.e1dcaf9e.test_json_schema.a1b2c3d4.lv2", Model: "claude-opus-4-5", Agent: "openhands",
 				Attempt: 1, Line: 3, Failed: true, Error: "AgentStuckInLoopError: the agent repeated the same action 4 times"},
-			{InstanceID: "pydantic__pydantic.e1dcaf9e.test_types.e5f6a7b8.lv1", Model: "gpt-5", Agent: "codex",
+			{InstanceID: "pydantic__pydantic.e1dcaf9e.test_types.e5f6a7b8.lv1", Model: "claude-opus-4-5", Agent: "openhands",
 				Patch:   "diff --git a/pydantic/types.py b/pydantic/types.py\n--- a/pydantic/types.py\n+++ b/pydantic/types.py\n@@ -1 +1 @@\n-a\n+b\n",
 				Attempt: 1, Line: 4, Failed: true, Error: "Timeout after 3600s"},
 		}},
@@ -224,7 +225,7 @@ func TestProblems(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			preds, err := predictions.Parse("preds.jsonl", []byte(tc.file))
+			preds, err := predictions.Parse("preds.jsonl", []byte(withModel(tc.file)))
 			var ps predictions.Problems
 			if !errors.As(err, &ps) {
 				t.Fatalf("err = %v (%d predictions), want Problems", err, len(preds))
@@ -245,8 +246,14 @@ func TestProblems(t *testing.T) {
 	}
 }
 
+// withModel gives every prediction object of file a model's name, for
+// tests whose subject is another field.
+func withModel(file string) string {
+	return regexp.MustCompile(`\{(\s*)"(instance_id|model_patch|test_result|cost)"`).ReplaceAllString(file, `{$1"model_name_or_path": "m", "$2"`)
+}
+
 func TestProblemText(t *testing.T) {
-	_, err := predictions.Parse("run/preds.jsonl", []byte(`{"instance_id": "a-1", "tokens_in": -3}`))
+	_, err := predictions.Parse("run/preds.jsonl", []byte(withModel(`{"instance_id": "a-1", "tokens_in": -3}`)))
 	want := `run/preds.jsonl:1: field "tokens_in": is negative (-3)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
@@ -260,14 +267,15 @@ func TestManyProblems(t *testing.T) {
 	}
 	_, err := predictions.Parse("p.jsonl", []byte(b.String()))
 	var ps predictions.Problems
-	if !errors.As(err, &ps) || len(ps) != 1001 || ps[1000].Msg != "and 500 more problems" {
+	// Each {} lacks its instance_id and its model: 3,000 problems.
+	if !errors.As(err, &ps) || len(ps) != 1001 || ps[1000].Msg != "and 2000 more problems" {
 		t.Errorf("%d problems; the last: %v", len(ps), ps[len(ps)-1])
 	}
 }
 
 func TestLimits(t *testing.T) {
 	long := `{"instance_id": "a-1", "model_patch": "` + strings.Repeat("x", predictions.MaxLine) + `"}`
-	_, err := predictions.Parse("p.jsonl", []byte(`{"instance_id": "a-0"}`+"\n"+long+"\n"))
+	_, err := predictions.Parse("p.jsonl", []byte(withModel(`{"instance_id": "a-0"}`)+"\n"+long+"\n"))
 	if err == nil || !strings.Contains(err.Error(), "p.jsonl:2: is") || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("a line over the limit: %v", err)
 	}
@@ -297,7 +305,7 @@ func TestLimits(t *testing.T) {
 // A prediction written over several lines as a JSON object is one
 // prediction, not a mapping.
 func TestOneObjectDocument(t *testing.T) {
-	preds, err := predictions.Parse("p.json", []byte("{\n  \"instance_id\": \"a-1\",\n  \"model_patch\": \"p\"\n}\n"))
+	preds, err := predictions.Parse("p.json", []byte(withModel("{\n  \"instance_id\": \"a-1\",\n  \"model_patch\": \"p\"\n}\n")))
 	if err != nil || len(preds) != 1 || preds[0].InstanceID != "a-1" || preds[0].Line != 1 {
 		t.Errorf("%+v, %v", preds, err)
 	}
@@ -307,7 +315,7 @@ func TestOneObjectDocument(t *testing.T) {
 // must come whole, with the trajectory they were counted from.
 func TestMeasuredFields(t *testing.T) {
 	good := `{"instance_id": "a__b-1", "model_patch": "", "tokens_in": 10, "tokens_out": 2, "cost": 0.5, "turns": 3, "duration": 12.5, "measured": true, "failure_mode": "TurnLimit", "trajectory": "infer/a__b-1/trajectory.jsonl"}` + "\n"
-	ps, err := predictions.Parse("p.jsonl", []byte(good))
+	ps, err := predictions.Parse("p.jsonl", []byte(withModel(good)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,9 +330,31 @@ func TestMeasuredFields(t *testing.T) {
 		{`{"instance_id": "a__b-1", "model_patch": "", "duration": "1s"}`, `field "duration": is a JSON string`},
 		{`{"instance_id": "a__b-1", "model_patch": "", "measured": "yes"}`, `field "measured": is a JSON string`},
 	} {
-		_, err := predictions.Parse("p.jsonl", []byte(c.line+"\n"))
+		_, err := predictions.Parse("p.jsonl", []byte(withModel(c.line)+"\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v; want %q", c.line, err, c.want)
 		}
+	}
+}
+
+// TestModelRules: a predictions file is one system's, and says which.
+func TestModelRules(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{`{"instance_id": "a-1", "model_patch": "p"}`, `p.jsonl:1: field "model_name_or_path": is missing`},
+		{`{"instance_id": "a-1", "model_patch": "p", "model_name_or_path": ""}`, `p.jsonl:1: field "model_name_or_path": is missing`},
+		{`{"instance_id": "a-1", "model_patch": "p", "model_name_or_path": "m"}` + "\n" + `{"instance_id": "a-2", "model_patch": "p", "model_name_or_path": "n"}`,
+			`p.jsonl:2: field "model_name_or_path": is "n", but line 1's is "m": a predictions file is one system's`},
+		{`{"instance_id": "a-1", "model_patch": "p", "model_name_or_path": "` + strings.Repeat("m", 201) + `"}`, `is 201 characters long`},
+		{`{"instance_id": "a-1", "model_patch": "p", "model_name_or_path": "` + strings.Repeat("m", 20<<20) + `"}`, `characters long`},
+		{`{"instance_id": "a-1", "model_patch": "p", "model_name_or_path": "a\nb"}`, `spans lines`},
+	} {
+		_, err := predictions.Parse("p.jsonl", []byte(c.file))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.80s: %v\nwant %q", c.file, err, c.want)
+		}
+	}
+	// FeatureBench's model or agent name it too.
+	if ps, err := predictions.Parse("p.jsonl", []byte(`{"instance_id": "a-1", "model_patch": "p", "agent": "openhands"}`)); err != nil || ps[0].Model != "openhands" {
+		t.Errorf("agent as the model: %v", err)
 	}
 }
