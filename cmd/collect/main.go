@@ -167,8 +167,8 @@ func cmdCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer x.Close()
-	if x.Status != nil {
-		fmt.Fprintf(stderr, "collect: the containers run on the swarm at %s (images built here, pushed to %s)\n", cfg.Eval.Swarm.Manager, cfg.Eval.Swarm.Registry)
+	if cfg.Eval.Backend == "swarm" {
+		fmt.Fprintf(stderr, "collect: the containers run on %s (images built here, pushed to %s)\n", x.Where, cfg.Eval.Swarm.Registry)
 	}
 	opts := collect.Options{
 		Root: pf.root, Config: cfg, Dataset: *dataset, Repos: repos, Stage: *stage, Seed: *seed, Force: *force,

@@ -135,8 +135,8 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer b.Close()
 	at := fmt.Sprintf(", %d at a time", w)
-	if b.Status != nil {
-		at = " on the swarm at " + pr.cfg.Eval.Swarm.Manager + ", as many at a time as it has room for"
+	if executor.Admits(b.Executor) {
+		at = " on " + b.Where + ", as many at a time as it has room for"
 	}
 	dir := filepath.Join(pr.runsDir(), *id)
 	fmt.Fprintf(stderr, "running %s (%s) on %d instances of %s %s%s, into %s\n",

@@ -147,8 +147,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	at := fmt.Sprintf("%d at a time", w)
-	if b.Status != nil {
-		at = "as many at a time as the swarm at " + pr.cfg.Eval.Swarm.Manager + " has room for"
+	if executor.Admits(b.Executor) {
+		at = "as many at a time as " + b.Where + " has room for"
 	}
 	fmt.Fprintf(stderr, "evaluating %d instances of %s %s (%s), %d attempt(s) each, %s, into %s\n",
 		len(ins), ds.DisplayName(), sp, meta.Predictions, *attempts, at, dir)

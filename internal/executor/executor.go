@@ -94,6 +94,9 @@ var (
 // Backend is the executor of a configuration.
 type Backend struct {
 	Executor Executor
+	// Where names it for people: "the local engine at unix:///…", "the
+	// swarm at unix:///…".
+	Where string
 	// Status says how a swarm is doing, for a progress display; nil for
 	// the local engine.
 	Status func() string
@@ -109,7 +112,7 @@ type Backend struct {
 func Open(ctx context.Context, cfg config.Eval, local *container.Engine, log io.Writer) (*Backend, error) {
 	switch cfg.Backend {
 	case "", "local":
-		return &Backend{Executor: Local(local), Close: func() error { return nil }}, nil
+		return &Backend{Executor: Local(local), Where: "the local engine at " + local.Host(), Close: func() error { return nil }}, nil
 	case "swarm":
 		s := cfg.Swarm
 		sw, err := swarm.Connect(ctx, swarm.Config{Manager: s.Manager, Registry: s.Registry, PushRegistry: s.PushRegistry, Local: local, Log: log})
@@ -117,9 +120,16 @@ func Open(ctx context.Context, cfg config.Eval, local *container.Engine, log io.
 			return nil, err
 		}
 		x := onSwarm{sw}
-		return &Backend{Executor: x, Status: x.Status, Close: sw.Close}, nil
+		return &Backend{Executor: x, Where: "the swarm at " + s.Manager, Status: x.Status, Close: sw.Close}, nil
 	}
 	return nil, fmt.Errorf("[eval] backend %q: want one of %v", cfg.Backend, config.Backends)
+}
+
+// Admits says whether x decides itself how many containers run at once
+// (an Admitter), where workers do not apply.
+func Admits(x Executor) bool {
+	_, ok := x.(Admitter)
+	return ok
 }
 
 // Swarm is a swarm's executor as an Executor (for tests and tools that

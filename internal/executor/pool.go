@@ -26,7 +26,7 @@ type Pool struct {
 // NewPool is x's pool for containers with limits lim; workers (at least
 // 1) applies where x does not admit by room.
 func NewPool(x Executor, workers int, lim container.Limits) *Pool {
-	adm, _ := x.(Admitter)
+	adm, _ := x.(Admitter) // nil for a nil x: workers bound it
 	return &Pool{adm: adm, workers: max(workers, 1), lim: lim}
 }
 
