@@ -793,24 +793,41 @@ func checkProvenance(in *Instance, bad func(field, format string, args ...any)) 
 		return
 	}
 	for i, c := range in.Components {
-		field := fmt.Sprintf("components[%d]", i)
-		for _, f := range []struct {
-			name, v string
-			max     int
-		}{{"file", c.File, maxSourcePath}, {"name", c.Name, maxTopObject}, {"signature", c.Signature, maxSignature}} {
-			if f.v == "" {
-				bad(field+"."+f.name, "is required")
-			} else if msg := checkText(f.v, f.max, map[bool]textKind{true: multiLine}[f.name == "signature"]); msg != "" {
-				bad(field+"."+f.name, "%s", msg)
-			}
-		}
-		if !slices.Contains(ComponentKinds, c.Kind) {
-			bad(field+".kind", "is %q; want one of %s", c.Kind, strings.Join(ComponentKinds, ", "))
-		}
-		if msg := checkText(c.Docstring, maxDocstring, multiLine); msg != "" {
-			bad(field+".docstring", "%s", msg)
+		c.check(fmt.Sprintf("components[%d]", i), bad)
+	}
+}
+
+// check reports each field of the component that loading refuses.
+func (c Component) check(field string, bad func(field, format string, args ...any)) {
+	for _, f := range []struct {
+		name, v string
+		max     int
+	}{{"file", c.File, maxSourcePath}, {"name", c.Name, maxTopObject}, {"signature", c.Signature, maxSignature}} {
+		if f.v == "" {
+			bad(field+"."+f.name, "is required")
+		} else if msg := checkText(f.v, f.max, map[bool]textKind{true: multiLine}[f.name == "signature"]); msg != "" {
+			bad(field+"."+f.name, "%s", msg)
 		}
 	}
+	if !slices.Contains(ComponentKinds, c.Kind) {
+		bad(field+".kind", "is %q; want one of %s", c.Kind, strings.Join(ComponentKinds, ", "))
+	}
+	if msg := checkText(c.Docstring, maxDocstring, multiLine); msg != "" {
+		bad(field+".docstring", "%s", msg)
+	}
+}
+
+// Problem is why loading would refuse the component ("docstring: holds
+// the control character U+0007"), or "" when it would not: what
+// collection checks before it writes one.
+func (c Component) Problem() string {
+	var first string
+	c.check("", func(field, format string, args ...any) {
+		if first == "" {
+			first = strings.TrimPrefix(field, ".") + ": " + fmt.Sprintf(format, args...)
+		}
+	})
+	return first
 }
 
 // checkCanaries checks the canary places and the gold audit's kinds.

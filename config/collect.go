@@ -104,6 +104,20 @@ type Repo struct {
 	// ReleaseKinds are the kinds of release-notes entries whose pull
 	// requests the release method takes: feature, improvement, fix, other.
 	ReleaseKinds []string `toml:"release_kinds"`
+	// Hint is how much of the new components a new-components statement
+	// gives (paper 004's hints): "detailed" (the default: signatures,
+	// docstrings and the pull request's non-Python changes) or "brief"
+	// (signatures only).
+	Hint string `toml:"hint"`
+}
+
+// sameRepository says whether two tables of one repository give it the
+// same source and environment.
+func sameRepository(a, b *Repo) bool {
+	return a.Source == b.Source && a.Commit == b.Commit && a.Python == b.Python && a.BaseImage == b.BaseImage &&
+		slices.Equal(a.Packages, b.Packages) && slices.Equal(a.PreInstall, b.PreInstall) && slices.Equal(a.Install, b.Install) &&
+		a.Network == b.Network && a.IndexURL == b.IndexURL && slices.Equal(a.ExtraIndexURL, b.ExtraIndexURL) &&
+		a.URL == b.URL && a.License == b.License
 }
 
 // History reports whether the repository's method reads its history.
@@ -205,19 +219,29 @@ func (c *checker) checkCollect(co *Collect) {
 	if co.Fast < 0 {
 		c.add("collect.fast", "is %d; want 0 or more", co.Fast)
 	}
-	seen := map[string]bool{}
+	seen := map[string]*Repo{}
 	for i := range co.Repos {
 		c.checkRepo(fmt.Sprintf("collect.repo[%d]", i), &co.Repos[i], seen)
 	}
 }
 
-func (c *checker) checkRepo(key string, r *Repo, seen map[string]bool) {
+func (c *checker) checkRepo(key string, r *Repo, seen map[string]*Repo) {
 	if !repoName.MatchString(r.Repository) {
 		c.add(key+".repository", "%q is not owner/name", r.Repository)
-	} else if seen[r.Repository] {
-		c.add(key+".repository", "%q is listed twice", r.Repository)
+	} else if prev := seen[r.Repository]; prev != nil {
+		// Several tables may collect one repository with different
+		// methods, from the same source and environment: the dataset
+		// lists it once.
+		switch {
+		case prev.MethodOrDefault() == r.MethodOrDefault():
+			c.add(key+".repository", "%q is listed twice with method %q", r.Repository, r.MethodOrDefault())
+		case !sameRepository(prev, r):
+			c.add(key+".repository", "%q is listed again, with another method, but another source or environment: give every table of one repository the same source, commit, python, packages, base_image, pre_install, install and network", r.Repository)
+		}
 	}
-	seen[r.Repository] = true
+	if seen[r.Repository] == nil {
+		seen[r.Repository] = r
+	}
 	if r.Source == "" {
 		c.add(key+".source", "is missing: a folder of the project or a git URL")
 	} else if checkChars(r.Source) != nil {
@@ -367,7 +391,7 @@ func IndexURLProblem(s string) string {
 func (c *checker) checkMethod(key string, r *Repo) {
 	switch r.Method {
 	case "", MethodTestDriven:
-		for _, k := range []string{"since", "until", "changelog", "pulls", "release_kinds"} {
+		for _, k := range []string{"since", "until", "changelog", "pulls", "release_kinds", "hint"} {
 			if _, ok := c.lines[key+"."+k]; ok {
 				c.add(key+"."+k, "is for the history-based methods (method = %q or %q)", MethodRelease, MethodNewComponents)
 			}
@@ -380,6 +404,11 @@ func (c *checker) checkMethod(key string, r *Repo) {
 	}
 	if r.Commit == "" {
 		c.add(key+".commit", "is missing: method %q reads the git source's history up to this commit", r.Method)
+	}
+	if _, ok := c.lines[key+".hint"]; ok && r.Method != MethodNewComponents {
+		c.add(key+".hint", "is for method %q", MethodNewComponents)
+	} else if r.Hint != "" && r.Hint != "brief" && r.Hint != "detailed" {
+		c.add(key+".hint", "is %q; want \"detailed\" (the default) or \"brief\"", r.Hint)
 	}
 	written := func(k string) bool { _, ok := c.lines[key+"."+k]; return ok }
 	if !written("min_lines") {

@@ -114,10 +114,28 @@ func (b *builder) instanceOwn(p *templates.InstancePage, in *bench.Instance) {
 		p.CommitURL = commitURL(p.RepoURL, in.BaseCommit)
 	}
 	p.Settings, p.RepoSettings = settings(in.RepoSettings)
+	p.Method, p.PullNumber, p.Release = in.MethodOrDefault(), in.PullNumber, in.Release
+	if p.RepoURL != "" && in.PullNumber > 0 {
+		p.PullURL = pullURL(p.RepoURL, in.PullNumber)
+	}
+	p.Components = p.Components[:0]
+	for _, c := range in.Components {
+		p.Components = append(p.Components, templates.Component{File: c.File, Name: c.Name, Kind: c.Kind, Signature: c.Signature, Docstring: c.Docstring})
+	}
 	p.Canaries, p.GoldAudit = canaryText(in), nil
 	for _, k := range in.GoldAudit {
 		p.GoldAudit = append(p.GoldAudit, templates.Flag{Name: auditPrefix + k, Explanation: bench.AuditExplanation(k)})
 	}
+}
+
+// pullURL links a pull request on GitHub (the forge whose pull request
+// numbers the history methods read), or returns "".
+func pullURL(repoURL string, n int) string {
+	u, err := url.Parse(repoURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || strings.ToLower(u.Host) != "github.com" {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(repoURL, "/"), ".git") + "/pull/" + strconv.Itoa(n)
 }
 
 // canaryText says where grading adds canaries to an instance, or "".

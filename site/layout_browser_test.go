@@ -398,8 +398,11 @@ type axeViolation struct {
 
 // testAxe runs axe-core (4.14, the lockfile's) on every page type: no
 // serious or critical violation; the others are logged.
-func testAxe(t *testing.T, b *browserTab, axe string) {
-	for _, pt := range pageTypes {
+func testAxe(t *testing.T, b *browserTab, axe string) { axePages(t, b, axe, pageTypes) }
+
+// axePages runs axe-core on the pages.
+func axePages(t *testing.T, b *browserTab, axe string, pages []struct{ kind, path string }) {
+	for _, pt := range pages {
 		b.open(t, pt.path)
 		if pt.kind == "charts" {
 			b.waitChartsDrawn(t, pt.path)

@@ -54,10 +54,11 @@ func splitAnchor(split string) string { return "split-" + split }
 
 // entry is one submission on its board, with its computed figures.
 type entry struct {
-	sub    *bench.Submission
-	score  metrics.Score         // per-instance submissions only
-	levels map[int]metrics.Score // per-instance submissions only
-	row    templates.Row
+	sub     *bench.Submission
+	score   metrics.Score            // per-instance submissions only
+	levels  map[int]metrics.Score    // per-instance submissions only
+	methods map[string]metrics.Score // per-instance submissions only, by collection method
+	row     templates.Row
 }
 
 // ref reports whether the entry is a reference row (gold, empty): shown
@@ -74,6 +75,7 @@ type board struct {
 	// (Row.RankLo, RankHi); reported is how many ranked systems have only
 	// reported aggregates, which rule ranges out.
 	ranged   bool
+	methods  []string // the collection methods of the split, when it mixes them
 	reported int
 }
 
@@ -131,8 +133,13 @@ func (m *model) newBoard(ds *bench.Dataset, split string) (*board, error) {
 	b := &board{ds: ds, split: split}
 	instances := ds.SplitInstances(split)
 	byLevel := map[int][]*bench.Instance{}
+	byMethod := map[string][]*bench.Instance{}
 	for _, in := range instances {
 		byLevel[in.Level] = append(byLevel[in.Level], in)
+		byMethod[in.MethodOrDefault()] = append(byMethod[in.MethodOrDefault()], in)
+	}
+	if len(byMethod) > 1 {
+		b.methods = datasetMethods(instances)
 	}
 	for _, s := range m.data.SubmissionsFor(ds, split) {
 		e := &entry{sub: s}
@@ -142,8 +149,19 @@ func (m *model) newBoard(ds *bench.Dataset, split string) (*board, error) {
 			for lvl, ins := range byLevel {
 				e.levels[lvl] = metrics.Compute(ins, s.ResultOf)
 			}
+			e.methods = map[string]metrics.Score{}
+			for _, meth := range b.methods {
+				e.methods[meth] = metrics.Compute(byMethod[meth], s.ResultOf)
+			}
 		}
 		e.row = m.row(e)
+		for _, meth := range b.methods {
+			c := missing()
+			if sc, ok := e.methods[meth]; ok && sc.Instances > 0 {
+				c = pctCell(sc.ResolvedRate(), 1)
+			}
+			e.row.Methods = append(e.row.Methods, c)
+		}
 		b.entries = append(b.entries, e)
 	}
 	// Reference rows after the ranked ones; each group best first by the
@@ -204,6 +222,15 @@ func alignColumns(entries []*entry) {
 		cells := make([]*templates.Cell, len(entries))
 		for i, e := range entries {
 			cells[i] = col(&e.row)
+		}
+		alignDecimals(cells...)
+	}
+	for k := 0; len(entries) > 0 && k < len(entries[0].row.Methods); k++ {
+		var cells []*templates.Cell
+		for _, e := range entries {
+			if k < len(e.row.Methods) {
+				cells = append(cells, &e.row.Methods[k])
+			}
 		}
 		alignDecimals(cells...)
 	}
@@ -383,6 +410,7 @@ func (m *model) view(b *board, id string) *templates.Board {
 		Reported:   b.reported,
 		Dataset:    b.ds.DisplayName(),
 		DatasetURL: m.u.dataset(b.ds),
+		Methods:    b.methods,
 		Split:      b.split,
 		Size:       b.ds.SplitSize(b.split),
 		URL:        m.u.board(b.ds, b.split),

@@ -383,9 +383,10 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 		d.RankLabel = "% resolved"
 	}
 	f := b.facts(ds)
+	d.Methods = datasetMethods(ds.Instances)
 	for _, in := range ds.Instances {
 		d.Instances = append(d.Instances, templates.InstanceRow{
-			ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level,
+			ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level, Method: in.MethodOrDefault(),
 			Lines: intCell(in.Lines), F2P: len(in.FailToPass), Splits: strings.Join(f.splits[in.InstanceID], ", "),
 			Difficulty: f.difficulty(in.InstanceID),
 		})
@@ -737,4 +738,24 @@ func (b *builder) systems(ds *bench.Dataset) map[string][]*entry {
 func round(v float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.Round(v*p) / p
+}
+
+// datasetMethods are the collection methods of the instances, in
+// bench.Methods order, or none when every instance is test-driven (the
+// method column says nothing then).
+func datasetMethods(ins []*bench.Instance) []string {
+	have := map[string]bool{}
+	for _, in := range ins {
+		have[in.MethodOrDefault()] = true
+	}
+	if len(have) == 0 || len(have) == 1 && have[bench.MethodTestDriven] {
+		return nil
+	}
+	var out []string
+	for _, m := range bench.Methods {
+		if have[m] {
+			out = append(out, m)
+		}
+	}
+	return out
 }

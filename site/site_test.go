@@ -1110,14 +1110,14 @@ func TestDatasetPageShowsHistoryFunnel(t *testing.T) {
 	}
 	page := read(t, filepath.Join(root, "public"), "datasets/demo/v1/index.html")
 	doc := parse(t, page)
-	funnel := text(tableWithCaption(t, doc, "demo/pkg: from the history"))
-	if funnel != "demo/pkg: from the history to instances Step Count releases 3 pull requests 5 kept 2" {
+	funnel := text(tableWithCaption(t, doc, "Release: the funnel"))
+	if funnel != "Release: the funnel, per repository Step demo/pkg releases 3 pull requests 5 kept 2" {
 		t.Errorf("funnel table = %q", funnel)
 	}
-	if !strings.Contains(page, "demo/pkg: FeatBench&#39;s release-driven method") {
+	if !strings.Contains(page, "With FeatBench: a feature pull request named in a release&#39;s notes") {
 		t.Error("the method is not named")
 	}
-	drops := text(tableWithCaption(t, doc, "Why candidates"))
+	drops := text(tableWithCaption(t, doc, "Release: why pull requests were dropped"))
 	for _, want := range []string{"filter 2 no test patch #4, #9", "select 1 not wanted: its kind is other v1.2: Docs <b>fixed</b>"} {
 		if !strings.Contains(drops, want) {
 			t.Errorf("drops table lacks %q:\n%s", want, drops)

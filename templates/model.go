@@ -118,6 +118,10 @@ type Board struct {
 	HasCost    bool
 	HasCI      bool
 	HasEval    bool // FeatBench's FV, RT and File% columns (per-instance results)
+	// Methods are the collection methods of the split's instances when
+	// they mix (bench.Methods order): a % resolved column each
+	// (Row.Methods, in this order), and a filter.
+	Methods []string
 	// RankRanges: every ranked row has the 95% bootstrap range of its
 	// rank (Row.RankLo, RankHi), from Resamples resamples of instances.
 	RankRanges bool
@@ -147,6 +151,9 @@ type Org struct {
 
 // Row is one system on a leaderboard.
 type Row struct {
+	// Methods are % resolved on the instances of each of Board.Methods,
+	// in its order.
+	Methods       []Cell
 	Rank          int // 0 for a reference row
 	RankLo        int // 95% bootstrap range of the rank; 0 when none
 	RankHi        int
@@ -235,34 +242,40 @@ type DatasetPage struct {
 	// counted).
 	Unsolved  []Link
 	Evaluated int
+	// Methods are the collection methods of the instances (bench.Methods
+	// order), when some instance is not test-driven: the method column
+	// and filter are shown then.
+	Methods []string
 }
 
 // CollectionInfo says how cmd/collect built a dataset version, from its
 // collection.json: how far each repository's test files got, and why the
 // others were dropped.
 type CollectionInfo struct {
-	Seed  string
-	Repos []CollectionRepoRow // the test-driven method's repositories
-	// Funnels are the repositories collected by a history-based method,
-	// each with its own steps.
-	Funnels []CollectionFunnel
-	Drops   []CollectionDropRow
+	Seed string
+	// Methods are the collection methods the repositories were collected
+	// by, in bench.Methods order: each its own funnel and drops.
+	Methods []CollectionMethod
 }
 
-// CollectionFunnel is one repository's funnel under a history-based
-// method: what the method is, and the count at each of its steps.
-type CollectionFunnel struct {
-	Repo   string
-	Method string // as instances name it
-	Title  string // the method as a person reads it
-	About  string // what its steps count
-	Steps  []CollectionStepRow
+// CollectionMethod is how the repositories of one collection method went:
+// the test-driven method's fixed funnel (Repos), or a history-based
+// method's steps (Steps, one count per repository of Funnel), and the
+// drops with their one-line reasons.
+type CollectionMethod struct {
+	Method string
+	About  string // what a history-based method's steps count
+	Repos  []CollectionRepoRow
+	Funnel []string  // the history-based method's repositories, columns of Steps
+	Steps  []StepRow // its funnel's steps, in order
+	Drops  []CollectionDropRow
 }
 
-// CollectionStepRow is one step of a funnel.
-type CollectionStepRow struct {
-	Step  string
-	Count int
+// StepRow is one step of a history-based method's funnel: its count per
+// repository ("" where a repository has no such step).
+type StepRow struct {
+	Step   string
+	Counts []string
 }
 
 // CollectionRepoRow is one repository's funnel, from test files to kept
@@ -310,6 +323,7 @@ type InstanceRow struct {
 	URL        string
 	Repo       string
 	Level      int
+	Method     string // the collection method's key (bench.Method*)
 	Lines      Cell
 	F2P        int
 	Splits     string
@@ -571,11 +585,49 @@ type InstancePage struct {
 	CommitURL    string    // the base commit at its source, when it can be linked
 	Settings     []Setting // repo_settings, key by key, when it is a JSON object
 	RepoSettings string    // repo_settings as indented JSON otherwise
+	// How the instance was collected: the method's key, and for the
+	// history-based methods the pull request (PullURL when the forge is
+	// known), the release and the new components the statement defines.
+	Method     string
+	PullNumber int
+	PullURL    string
+	Release    string
+	Components []Component
 	// Canaries says where grading adds canary tests, "" when it adds
 	// none; GoldAudit what the gold patch's runs did at run time that a
 	// prediction is compared with.
 	Canaries  string
 	GoldAudit []Flag
+}
+
+// Component is a new function, class or method of a new-components
+// instance, as its statement defines it.
+type Component struct {
+	File, Name, Kind, Signature, Docstring string
+}
+
+// MethodLabel is a collection method's name for readers.
+func MethodLabel(m string) string {
+	switch m {
+	case "release":
+		return "Release"
+	case "new-components":
+		return "New components"
+	case "", "test-driven":
+		return "Test-driven"
+	}
+	return m
+}
+
+// MethodNote says in a phrase what a collection method is.
+func MethodNote(m string) string {
+	switch m {
+	case "release":
+		return "FeatBench: a feature pull request named in a release's notes; the request is synthesized from it"
+	case "new-components":
+		return "FEA-Bench: a pull request whose new functions and classes make most of its change"
+	}
+	return "FeatureBench: a feature removed from the code its tests reach"
 }
 
 // ReferenceSummary says how the reference rows did on the instance, for
@@ -834,4 +886,24 @@ type TrajectoryPart struct {
 	Title string // the tool's name, where there is one
 	Text  string
 	Cut   string // how much was cut, "" when nothing was
+}
+
+// MethodsWithFigures are the methods a row has a figure for, space
+// separated: what the board's method filter keeps a row by.
+func (r Row) MethodsWithFigures(methods []string) string {
+	var out []string
+	for i, c := range r.Methods {
+		if !c.Missing && i < len(methods) {
+			out = append(out, methods[i])
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// DropsCaption is the caption of the method's drops table.
+func (m CollectionMethod) DropsCaption() string {
+	if m.Method == "test-driven" || m.Method == "" {
+		return "Why candidates and instances were dropped"
+	}
+	return MethodLabel(m.Method) + ": why pull requests were dropped"
 }

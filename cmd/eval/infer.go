@@ -11,18 +11,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/infer"
 )
 
 func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("infer", "--dataset NAME/VERSION --split SPLIT --agent NAME --run-id ID [flags]",
+	fs := newFlags("infer", "--dataset NAME/VERSION --split SPLIT (--agent NAME | --mode prompt) --run-id ID [flags]",
 		"Runs an agent of featbench.toml's [[agents]] on a split's instances, each in a container of its\n"+
 			"environment image at the starting point grading uses, with the metering proxy as its only way\n"+
 			"out, into runs/<run-id>/: predictions.jsonl (for eval run: the diffs, and the tokens, cost, turns\n"+
 			"and duration measured by the proxy and the harness), and per instance under infer/ the trajectory,\n"+
-			"the agent's output and a record. A finished instance is skipped when the same command runs again.", stderr)
+			"the agent's output and a record. A finished instance is skipped when the same command runs again.\n"+
+			"--mode prompt runs no agent: one request per instance through the same proxy, with the statement and\n"+
+			"code as context (--context oracle|bm25, --budget TOKENS), whose answer (a diff, or whole files) is\n"+
+			"applied at the starting point and diffed into the prediction (FEA-Bench's setting).", stderr)
 	var pf projectFlags
 	pf.register(fs)
 	dataset := fs.String("dataset", "", "the dataset `NAME/VERSION`, e.g. example/v3")
@@ -35,19 +39,35 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&only, "instance", "run only on this instance `ID` (repeatable)")
 	workers := fs.Int("workers", 0, "instances run at once on the local engine (default: eval.workers; a swarm admits by its room)")
 	force := fs.Bool("force", false, "run again on instances an earlier run of this id finished")
+	mode := fs.String("mode", "agent", "`agent` runs the agent; prompt sends the model one request with the statement and code as context (FEA-Bench's setting) and makes its answer the prediction")
+	contextKind := fs.String("context", infer.ContextBM25, "prompt mode's code context: `oracle` (the files the gold patch changes) or bm25 (files ranked by BM25 against the statement)")
+	budget := fs.Int("budget", 27000, "prompt mode: the most `TOKENS` the prompt may take (estimated); files are added while they fit")
+	answer := fs.String("answer", infer.AnswerDiff, "prompt mode: what the model answers with, `diff` or files (whole files)")
+	maxOutput := fs.Int("max-output", 4096, "prompt mode: the answer's token limit (max_tokens)")
+	promptTimeout := fs.Duration("timeout", 10*time.Minute, "prompt mode: the model's time for one answer")
+	keyEnv := fs.String("api-key-env", "", "prompt mode without --agent: the `VAR` holding the upstream's key")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
 	}
+	prompt := *mode == "prompt"
 	switch {
 	case len(rest) > 0:
 		return usageErr("unexpected arguments %q", rest)
+	case *mode != "agent" && *mode != "prompt":
+		return usageErr("--mode %q: give agent or prompt", *mode)
 	case *dataset == "":
 		return usageErr("--dataset is required (e.g. --dataset example/v3)")
-	case *agentName == "":
+	case *agentName == "" && !prompt:
 		return usageErr("--agent is required: the name of an [[agents]] table of featbench.toml")
 	case !runID.MatchString(*id):
 		return usageErr("--run-id %q: give an id of letters, digits, '.', '_' and '-', e.g. --run-id claude-code-lite", *id)
+	case prompt && *contextKind != infer.ContextOracle && *contextKind != infer.ContextBM25:
+		return usageErr("--context %q: give %s or %s", *contextKind, infer.ContextOracle, infer.ContextBM25)
+	case prompt && *answer != infer.AnswerDiff && *answer != infer.AnswerFiles:
+		return usageErr("--answer %q: give %s or %s", *answer, infer.AnswerDiff, infer.AnswerFiles)
+	case prompt && (*budget < 0 || *maxOutput < 0 || *promptTimeout <= 0):
+		return usageErr("--budget and --max-output cannot be negative, and --timeout must be positive")
 	}
 	if err := checkWorkers(fs, *workers); err != nil {
 		return err
@@ -61,13 +81,14 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if prompt {
+		return cmdInferPrompt(ctx, pr, promptRun{dataset: *dataset, split: *split, agent: *agentName, model: *model, upstream: *upstream,
+			keyEnv: *keyEnv, id: *id, only: only, workers: *workers, force: *force,
+			p: infer.Prompt{Context: *contextKind, Budget: *budget, MaxOutput: *maxOutput, Answer: *answer, Timeout: *promptTimeout}}, stdout, stderr)
+	}
 	ac := pr.cfg.Agent(*agentName)
 	if ac == nil {
-		var names []string
-		for _, a := range pr.cfg.Agents {
-			names = append(names, a.Name)
-		}
-		return usageErr("--agent %s: featbench.toml has no such [[agents]] table (it has: %s)", *agentName, strings.Join(names, ", "))
+		return agentErr(pr, *agentName)
 	}
 	ds, sp, ins, err := pr.pick(*dataset, *split, only)
 	if err != nil {
@@ -148,6 +169,20 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	return inferSummary(pr, ds, sp, dir, *id, ins, recs, stdout)
+}
+
+// agentErr is the usage error of an --agent that featbench.toml lacks.
+func agentErr(pr *project, name string) error {
+	var names []string
+	for _, a := range pr.cfg.Agents {
+		names = append(names, a.Name)
+	}
+	return usageErr("--agent %s: featbench.toml has no such [[agents]] table (it has: %s)", name, strings.Join(names, ", "))
+}
+
+// inferSummary prints what a run measured and what to run next.
+func inferSummary(pr *project, ds *bench.Dataset, sp, dir, id string, ins []*bench.Instance, recs []*infer.Record, stdout io.Writer) error {
 	var tin, tout int64
 	var cost float64
 	priced := true
@@ -184,8 +219,8 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		costText += " (some models have no price in [prices])"
 	}
 	fmt.Fprintf(stdout, "%d predictions; tokens in %d, out %d, cost %s; failures: %s\n", len(recs), tin, tout, costText, orNone(strings.Join(ms, ", ")))
-	rel := filepath.Join(pr.cfg.Eval.Runs, *id, infer.PredictionsFile)
-	fmt.Fprintf(stdout, "predictions: %s\nnext: go run ./cmd/eval run --dataset %s --split %s --predictions %s --run-id %s\n", filepath.Join(dir, infer.PredictionsFile), ds.Key(), sp, rel, *id)
+	rel := filepath.Join(pr.cfg.Eval.Runs, id, infer.PredictionsFile)
+	fmt.Fprintf(stdout, "predictions: %s\nnext: go run ./cmd/eval run --dataset %s --split %s --predictions %s --run-id %s\n", filepath.Join(dir, infer.PredictionsFile), ds.Key(), sp, rel, id)
 	if harness > 0 {
 		return exitError{code: 1, err: fmt.Errorf("the harness could not run the agent on %d instances: see their infer/<instance>/container.log; run the command again to retry them", harness)}
 	}
@@ -197,4 +232,91 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// promptRun is what `eval infer --mode prompt` was asked.
+type promptRun struct {
+	dataset, split, agent, model, upstream, keyEnv, id string
+	only                                               []string
+	workers                                            int
+	force                                              bool
+	p                                                  infer.Prompt
+}
+
+// cmdInferPrompt runs prompt mode: one request per instance through the
+// metering proxy, no agent. The model, its upstream and limits come from
+// an [[agents]] table when --agent names one (its command is not run),
+// else from --model, --upstream and --api-key-env. The client speaks
+// OpenAI's chat completions.
+func cmdInferPrompt(ctx context.Context, pr *project, q promptRun, stdout, stderr io.Writer) error {
+	a := infer.Agent{Image: map[string]string{}, Upstream: q.upstream, Model: q.model}
+	a.Name, a.API, a.APIKeyEnv = "prompt-"+q.p.Context, "openai", q.keyEnv
+	if q.agent != "" {
+		ac := pr.cfg.Agent(q.agent)
+		if ac == nil {
+			return agentErr(pr, q.agent)
+		}
+		a.Agent = *ac
+		a.Name = ac.Name + "-prompt-" + q.p.Context
+		if a.Model == "" {
+			a.Model = ac.Model
+		}
+		if q.keyEnv != "" {
+			a.APIKeyEnv = q.keyEnv
+		}
+	}
+	switch {
+	case a.Model == "":
+		return usageErr("--model is required in prompt mode (or an --agent that names one)")
+	case a.Upstream == "" && a.Agent.Upstream == "":
+		return usageErr("--upstream is required in prompt mode (or an --agent that names one)")
+	case a.API != "openai":
+		return usageErr("prompt mode speaks OpenAI's chat completions; the agent %s's api is %s", q.agent, a.API)
+	}
+	if a.APIKeyEnv != "" {
+		if a.Key = os.Getenv(a.APIKeyEnv); a.Key == "" {
+			fmt.Fprintf(stderr, "warning: %s is not set: the proxy sends the upstream no key\n", a.APIKeyEnv)
+		}
+	}
+	ds, sp, ins, err := pr.pick(q.dataset, q.split, q.only)
+	if err != nil {
+		return err
+	}
+	lim, err := evaluate.ConfigLimits(pr.cfg.Eval)
+	if err != nil {
+		return err
+	}
+	eng, err := pr.engine(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if a.Image, err = pr.buildImages(ctx, eng, ds, ins, stderr); err != nil {
+		return err
+	}
+	meta := infer.Meta{RunID: q.id, Dataset: ds.Key(), Split: sp, Agent: a.Name, Model: a.Model, Created: time.Now().UTC()}
+	for _, in := range ins {
+		meta.Instances = append(meta.Instances, in.InstanceID)
+	}
+	w := pr.cfg.Eval.Workers
+	if q.workers > 0 {
+		w = q.workers
+	}
+	b, err := executor.Open(ctx, pr.cfg.Eval, eng, stderr)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	dir := filepath.Join(pr.runsDir(), q.id)
+	fmt.Fprintf(stderr, "asking %s once per instance (%s context, budget %d tokens, answer as %s) on %d instances of %s %s, into %s\n",
+		a.Model, q.p.Context, q.p.Budget, q.p.Answer, len(ins), ds.DisplayName(), sp, dir)
+	p := q.p
+	recs, err := infer.Run(ctx, infer.Config{
+		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: q.force,
+		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status), Prompt: &p,
+	})
+	if err != nil {
+		return err
+	}
+	return inferSummary(pr, ds, sp, dir, q.id, ins, recs, stdout)
 }

@@ -246,7 +246,12 @@ func preflight(o Options, out, key string, repos []config.Repo) error {
 	}
 	name, version, _ := strings.Cut(key, "/")
 	var mrs []manifestRepo
+	seen := map[string]bool{}
 	for _, rc := range repos {
+		if seen[rc.Repository] {
+			continue // another method's table of the same repository
+		}
+		seen[rc.Repository] = true
 		var env envOut
 		if rc.BaseImage != "" {
 			// A stand-in for the digest the env stage will pin.
@@ -312,7 +317,11 @@ func writeDataset(ctx context.Context, o Options, out, name, version string, res
 			}
 			return a.Level < b.Level
 		})
-		repos = append(repos, manifestRepoOf(rc, res.env))
+		// A repository collected with several methods (one table each, the
+		// same source and environment) is one repository of the dataset.
+		if mr := manifestRepoOf(rc, res.env); !slices.ContainsFunc(repos, func(r manifestRepo) bool { return r.Name == mr.Name }) {
+			repos = append(repos, mr)
+		}
 		if release == "" && rc.Commit != "" {
 			if d := commitDate(ctx, o.Root, rc.Source, rc.Commit); d > release {
 				release = d

@@ -16,12 +16,14 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/components"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/history"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/integrity"
+	"github.com/featbench/featbench/internal/newcomp"
 	"github.com/featbench/featbench/internal/pydefs"
 )
 
@@ -47,7 +49,7 @@ const historyRecipe = 3
 // requests, apart from historyRecipe: their digests name every input they
 // read, so reading the history differently does not make them again.
 const (
-	prVerifyRecipe    = 2 // 2: the gold runs derive canaries and the gold patch's audit
+	prVerifyRecipe    = 3 // 2: the gold runs derive canaries and the gold patch's audit; 3: files that tamper with pytest's machinery give no fail-to-pass or pass-to-pass test
 	prStatementRecipe = 2 // 2: a dunder name keeps its underscores
 )
 
@@ -361,10 +363,12 @@ type filterOut struct {
 }
 
 type filterResult struct {
-	Number int                 `json:"number"`
-	Step   string              `json:"step,omitempty"`
-	Reason string              `json:"reason,omitempty"`
-	Defs   map[string]fileDefs `json:"defs,omitempty"`
+	Number     int                      `json:"number"`
+	Step       string                   `json:"step,omitempty"`
+	Reason     string                   `json:"reason,omitempty"`
+	Defs       map[string]fileDefs      `json:"defs,omitempty"`
+	Components *components.ChangeResult `json:"components,omitempty"`
+	Intent     *newcomp.Intent          `json:"intent,omitempty"`
 }
 
 // Shared filter steps, in order.
@@ -386,7 +390,7 @@ func (r *historyRun) stageFilter(ctx context.Context) error {
 	for _, f := range r.m.Filters() {
 		steps = append(steps, f.Step)
 	}
-	d := digest("filter", recipe, historyRecipe, r.candsDigest(), r.base, pydefsRecipe, steps)
+	d := digest("filter", recipe, historyRecipe, r.candsDigest(), r.base, pydefsRecipe, steps, methodKey(r.m), r.llmKey())
 	var out filterOut
 	ok, err := r.cached(d, &out)
 	if err != nil {
@@ -397,8 +401,10 @@ func (r *historyRun) stageFilter(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := r.store(d, out); err != nil {
-			return err
+		if !r.unstored {
+			if err := r.store(d, out); err != nil {
+				return err
+			}
 		}
 	}
 	byNum := map[int]filterResult{}
@@ -408,7 +414,7 @@ func (r *historyRun) stageFilter(ctx context.Context) error {
 	counts := map[string]int{}
 	for _, pc := range r.cands {
 		fr := byNum[pc.Number]
-		pc.Defs = fr.Defs
+		pc.Defs, pc.Components, pc.Intent = fr.Defs, fr.Components, fr.Intent
 		if fr.Reason != "" {
 			r.dropPull(pc, StageFilter, fr.Reason)
 		}
@@ -467,12 +473,28 @@ func (r *historyRun) filter(ctx context.Context) (filterOut, error) {
 		for _, pc := range needDefs {
 			pc.Defs = defs[pc.Number]
 			res[pc.Number].Defs = pc.Defs
-			for _, f := range r.m.Filters() {
-				if why := f.Drop(pc); why != "" {
-					res[pc.Number].Step, res[pc.Number].Reason = f.Step, why
-					break
+		}
+		// Each filter on the candidates the ones before it left, its
+		// preparation (a container, the LLM) on all of them at once.
+		left := needDefs
+		for _, f := range r.m.Filters() {
+			if f.Prepare != nil && len(left) > 0 {
+				if err := f.Prepare(ctx, r, left); err != nil {
+					return out, fmt.Errorf("%s: %w", f.Step, err)
 				}
 			}
+			var next []*prCandidate
+			for _, pc := range left {
+				if why := f.Drop(pc); why != "" {
+					res[pc.Number].Step, res[pc.Number].Reason = f.Step, why
+					continue
+				}
+				next = append(next, pc)
+			}
+			left = next
+		}
+		for _, pc := range needDefs {
+			res[pc.Number].Components, res[pc.Number].Intent = pc.Components, pc.Intent
 		}
 	}
 	for i, pc := range r.cands {
@@ -755,6 +777,13 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 	}
 	for _, f := range out.Files {
 		after, before := out.After[f], out.Before[f]
+		if len(after.Tampering) > 0 || len(before.Tampering) > 0 {
+			// A file that changes pytest's machinery (boltons' test_tbutils
+			// sets sys.excepthook) makes grading believe none of a run's
+			// outcomes: its tests are neither fail-to-pass nor
+			// pass-to-pass, as in the test-driven method.
+			continue
+		}
 		passedBefore := map[string]bool{}
 		for _, id := range before.Passed {
 			passedBefore[id] = true
@@ -837,7 +866,11 @@ func (r *historyRun) instanceOf(pc *prCandidate, v *prVerify) *bench.Instance {
 		FailToPass: []string{}, PassToPass: []string{},
 	}
 	if v != nil {
-		in.FailToPass, in.PassToPass, in.ImageName = v.FailToPass, v.PassToPass, v.Image
+		in.ImageName = v.Image
+		// Lists, never null: a pull request whose folder has no other
+		// test file has no pass-to-pass test.
+		in.FailToPass = append(in.FailToPass, v.FailToPass...)
+		in.PassToPass = append(in.PassToPass, v.PassToPass...)
 	}
 	lines, files := patchStats(pc.Patches.Code)
 	functions := 0
@@ -861,7 +894,7 @@ func (r *historyRun) stageStatements(ctx context.Context) error {
 	n := 0
 	for _, pc := range r.alive() {
 		d := digest("statement", recipe, prStatementRecipe, r.m.Name(), pc.Number, pc.Title, pc.Body, pc.Entry, pc.Patches.Code, pc.Patches.Test,
-			pc.verify.FailToPass, r.llmKey())
+			pc.verify.FailToPass, r.llmKey(), methodKey(r.m))
 		var out statementOut
 		ok, err := r.cached(d, &out, prItem(pc))
 		if err != nil {
@@ -879,6 +912,12 @@ func (r *historyRun) stageStatements(ctx context.Context) error {
 		}
 		if out.Reason != "" || out.Text == "" {
 			r.dropPull(pc, StageStatements, firstNonEmpty(out.Reason, "no statement was written"))
+			continue
+		}
+		// Whatever the method, the statement must give what the tests
+		// compare verbatim that the feature's code makes.
+		if why := verbatimGap(out.Text, pc.Patches.Test, pc.Patches.Code); why != "" {
+			r.dropPull(pc, StageStatements, why)
 			continue
 		}
 		pc.stmt = out.Text

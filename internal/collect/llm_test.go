@@ -147,3 +147,52 @@ func TestStatementsFollowLevels(t *testing.T) {
 		t.Errorf("a level without a statement: %d instances, drops %+v", len(r.res.instances), r.res.report.Drops)
 	}
 }
+
+// TestStatementsGiveVerbatimMessages: a statement must give the messages
+// the tests compare verbatim that the feature's code makes (issue 26: a
+// TOML parser's "(at line L, column C)", found unsolvable and not flagged).
+// The instance is dropped with that reason, at every level whose statement
+// lacks it; a statement whose docstring shows the format is kept.
+func TestStatementsGiveVerbatimMessages(t *testing.T) {
+	code := "class DecodeError(ValueError):\n    def __init__(self, msg, doc, pos):\n        super().__init__(f\"{msg} (at line {doc.count(chr(10), 0, pos) + 1}, column {pos})\")\n\n\ndef loads(s):\n    raise DecodeError(\"Unclosed array\", s, len(s))\n"
+	gold := "diff --git a/pkg/a.py b/pkg/a.py\n--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1,0 +1,7 @@\n+" + strings.ReplaceAll(strings.TrimSuffix(code, "\n"), "\n", "\n+") + "\n"
+	test := "diff --git a/tests/test_a.py b/tests/test_a.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_a.py\n@@ -0,0 +1,6 @@\n+import pytest\n+from pkg.a import loads, DecodeError\n+def test_unclosed():\n+    with pytest.raises(DecodeError) as e:\n+        loads(\"a = [1,\")\n+    assert str(e.value) == \"Unclosed array (at line 1, column 7)\"\n"
+	for _, tc := range []struct {
+		name, doc string
+		kept      int
+	}{
+		{"format not given", "Parse a document.", 0},
+		{"format given", "Parse a document; DecodeError's message ends \"(at line L, column C)\". An unclosed array is \"Unclosed array\".", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stubRun(nil, map[string]string{"pkg/a.py": code})
+			r.w = work_(t.TempDir())
+			r.cur = StageStatements
+			r.res = &repoResult{report: &RepoReport{}}
+			r.rc.Levels = []int{1, 2}
+			doc := tc.doc
+			ifs := []mask.Interface{{ID: "pkg/a.py::loads::6", Path: "pkg/a.py", Kind: "function", Qualname: "loads", Described: true, Docstring: &doc,
+				Code: "def loads(s):\n    \"\"\"" + doc + "\"\"\"\n    # <your code>\n", DocLine: 1, Indent: "    "}}
+			c := &candidate{File: "tests/test_a.py", mask: maskOut{Patch: gold, TestPatch: test, Interfaces: ifs,
+				Result: &mask.Result{Level2Interfaces: ifs}}}
+			r.cands = []*candidate{c}
+			if err := r.stageStatements(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			r.gather()
+			if len(r.res.instances) != tc.kept {
+				t.Fatalf("%d instances kept, want %d; drops %+v", len(r.res.instances), tc.kept, r.res.report.Drops)
+			}
+			if tc.kept == 0 {
+				if len(r.res.report.Drops) != 2 {
+					t.Fatalf("drops %+v, want one per level", r.res.report.Drops)
+				}
+				for _, d := range r.res.report.Drops {
+					if d.Stage != StageStatements || !strings.Contains(d.Reason, `statement incomplete: the tests compare "Unclosed array (at line 1, column 7)" verbatim`) {
+						t.Errorf("drop %+v", d)
+					}
+				}
+			}
+		})
+	}
+}

@@ -5,7 +5,9 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
+	"github.com/featbench/featbench/internal/components"
 	"github.com/featbench/featbench/internal/history"
+	"github.com/featbench/featbench/internal/newcomp"
 	"github.com/featbench/featbench/internal/pydefs"
 )
 
@@ -72,11 +74,25 @@ type historyMethod interface {
 type prFilter struct {
 	Step string
 	Drop func(pc *prCandidate) string
+	// Prepare, when set, runs first on the candidates that reached the
+	// filter, all at once, for what Drop reads that needs a container or
+	// the LLM (new-components: the differ, the intent).
+	Prepare func(ctx context.Context, r *historyRun, pcs []*prCandidate) error
 }
 
 // historyMethods makes the method a repository's configuration names.
 var historyMethods = map[string]func(rc config.Repo) historyMethod{
-	bench.MethodRelease: newReleaseMethod,
+	bench.MethodRelease:       newReleaseMethod,
+	bench.MethodNewComponents: newNewComponentsMethod,
+}
+
+// methodKey is what of a method its stored outputs depend on besides the
+// shared pipeline's inputs (its scripts, its settings), when it says.
+func methodKey(m historyMethod) string {
+	if k, ok := m.(interface{ Key() string }); ok {
+		return k.Key()
+	}
+	return ""
 }
 
 // prCandidate is one pull request on its way through a history-based
@@ -94,6 +110,10 @@ type prCandidate struct {
 	// Defs are the code patch's Python files' definitions before and
 	// after, by file (filter stage).
 	Defs map[string]fileDefs `json:"defs,omitempty"`
+	// Components are the code patch's new components (new-components'
+	// filter stage), Intent its intent.
+	Components *components.ChangeResult `json:"components,omitempty"`
+	Intent     *newcomp.Intent          `json:"intent,omitempty"`
 
 	verify prVerify
 	stmt   string

@@ -99,9 +99,15 @@ func newRepoRun(o Options, rc config.Repo) *repoRun {
 		workDir = filepath.Join(o.Root, workDir)
 	}
 	mem, _ := config.ParseBytes(o.Config.Eval.Memory)
+	dir := fileKey(rc.Repository)
+	if rc.History() {
+		// A repository may be collected with several methods: each has
+		// its work of its own (the test-driven one's keeps its old name).
+		dir += "." + rc.Method
+	}
 	return &repoRun{
 		o: o, rc: rc,
-		w:    work{dir: filepath.Join(workDir, fileKey(rc.Repository))},
+		w:    work{dir: filepath.Join(workDir, dir)},
 		lim:  container.Limits{Memory: mem, NanoCPUs: int64(o.Config.Eval.CPUs * 1e9), Pids: int64(o.Config.Eval.Pids)},
 		tout: rc.Timeouts(),
 		res:  &repoResult{rc: rc, report: &RepoReport{Repository: rc.Repository}},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/featbench/featbench/internal/llm"
 	"github.com/featbench/featbench/internal/mask"
+	"github.com/featbench/featbench/internal/verbatim"
 )
 
 //go:embed templates/*.tmpl
@@ -167,21 +168,57 @@ func (r *repoRun) stageStatements(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if ok {
-			continue
-		}
-		out, store, err := r.statements(ctx, c)
-		if err != nil {
-			return err
-		}
-		c.stmt = out
-		if store {
-			if err := r.store(d, out, c.File); err != nil {
+		if !ok {
+			out, store, err := r.statements(ctx, c)
+			if err != nil {
 				return err
+			}
+			c.stmt = out
+			if store {
+				if err := r.store(d, out, c.File); err != nil {
+					return err
+				}
+			}
+		}
+		for l, st := range []string{1: c.stmt.L1, 2: c.stmt.L2} {
+			if l > 0 && c.has(l) && st != "" {
+				if why := verbatimGap(st, c.mask.TestPatch, c.mask.Patch); why != "" {
+					r.drop(c, StageStatements, l, why)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// verbatimGap is why a statement is incomplete because the tests compare
+// a message verbatim that the feature's code makes and the statement
+// does not give (see internal/verbatim), or "". The tests are what the
+// test patch adds, the feature what the gold patch adds (at level 2 too:
+// level 1's gold patch is the feature, level 2's the whole package).
+func verbatimGap(statement, testPatch, goldPatch string) string {
+	missing := verbatim.Missing(statement, patchAdded(testPatch), patchAdded(goldPatch))
+	if len(missing) == 0 {
+		return ""
+	}
+	return "statement incomplete: " + missing[0].String()
+}
+
+// patchAdded is the text of the lines a patch adds, a blank line between
+// hunks (a hunk may start inside a statement).
+func patchAdded(p string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(p, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++ "):
+		case strings.HasPrefix(l, "+"):
+			b.WriteString(l[1:])
+			b.WriteByte('\n')
+		case strings.HasPrefix(l, "@@"):
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // templateDigest is the statement templates' content, in name order:

@@ -129,6 +129,11 @@ type Config struct {
 	// Log, when not nil, hears of the run's lease (renewals failing, the
 	// leftovers of killed runs removed).
 	Log io.Writer
+	// Prompt, when set, runs prompt mode instead of the agent: one
+	// request with the statement and code as context (prompt.go).
+	// Agent.Image then names the environment images, Agent.Command is
+	// not used.
+	Prompt *Prompt
 }
 
 // Run runs the agent on every instance of the configuration that has no

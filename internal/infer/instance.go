@@ -62,7 +62,11 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir string, ls 
 	}
 	defer traj.Close()
 	rec := &Record{InstanceID: in.InstanceID, Agent: cfg.Agent.Name, Model: cfg.Agent.Model}
-	patch, err := infer(ctx, cfg, in, ls, rec, hlog, traj, dir)
+	run := infer
+	if cfg.Prompt != nil {
+		run = promptInfer
+	}
+	patch, err := run(ctx, cfg, in, ls, rec, hlog, traj, dir)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

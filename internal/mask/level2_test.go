@@ -766,3 +766,53 @@ def test_it():
 		}
 	}
 }
+
+// TestLevel2GivenModuleAttribute: given code that reaches a module of the
+// package as module.X (jmespath's ParsedResult.search makes a
+// visitor.TreeInterpreter) needs that module, which neither the given code
+// nor the interfaces provide: the level 2 statement cannot be complete.
+// The masker gave ParsedResult whole, with visitor unbound in it.
+func TestLevel2GivenModuleAttribute(t *testing.T) {
+	r := repo{
+		"jp/__init__.py": "",
+		"jp/visitor.py": `class TreeInterpreter:
+    def visit(self, node, value):
+        return value.get(node)
+`,
+		"jp/parser.py": `from jp import visitor
+
+
+class ParsedResult:
+    def __init__(self, parsed):
+        self.parsed = parsed
+
+    def search(self, value):
+        interpreter = visitor.TreeInterpreter()
+        return interpreter.visit(self.parsed, value)
+
+
+class Parser:
+    def parse(self, expression):
+        return ParsedResult(expression.strip())
+`,
+		"tests/test_parser.py": `from jp.parser import Parser, ParsedResult
+
+
+def test_parse():
+    assert isinstance(Parser().parse(" a "), ParsedResult)
+    assert Parser().parse("a").search({"a": 1}) == 1
+`,
+	}
+	parse := objID(t, r, "jp/parser.py", "Parser.parse", "def parse")
+	res := mustMask(t, r.write(t), mask.Request{
+		Remove: []string{parse}, Describe: []string{parse}, ProtectFiles: []string{"tests/test_parser.py"},
+		Level2: &mask.Level2{TestFile: "tests/test_parser.py", Package: "jp", Names: []string{"ParsedResult", "Parser"}},
+	})
+	if res.Level2Test != nil || !strings.Contains(res.Level2Problem, "visitor.TreeInterpreter") {
+		var code []string
+		for _, g := range res.Level2Given {
+			code = append(code, g.Code...)
+		}
+		t.Fatalf("level 2 problem %q; want one naming visitor.TreeInterpreter, which the given code reaches:\n%s", res.Level2Problem, strings.Join(code, "\n"))
+	}
+}

@@ -1292,6 +1292,29 @@ def level2_given(pf, moved, tops, units, cache):
                 return find(target, a.name, depth + 1)
         return path, src, found, name
 
+    def package_module(path, name):
+        """The module of the package that name is bound to at module level
+        of path (from pkg import mod, import pkg.mod as m), or None."""
+        src, _ = cache(path)
+        found = None
+        for st in src.tree.body:
+            if isinstance(st, (ast.Import, ast.ImportFrom)) and binds(st, name):
+                found = st
+            elif binds(st, name):
+                found = None
+        if isinstance(found, ast.ImportFrom):
+            a = next(a for a in found.names if (a.asname or a.name) == name)
+            target = source_of(path, found)
+            module = (target + "." + a.name) if target else a.name
+            if pf.inside(target) and pf.file_of(module):
+                return module
+        elif isinstance(found, ast.Import):
+            a = next(a for a in found.names if (a.asname or a.name).split(".")[0] == name)
+            module = a.name if a.asname else a.name.split(".")[0]
+            if pf.inside(module):
+                return module
+        return None
+
     given = {}  # path -> {id(stmt): stmt}
     imports = {}  # path -> [import lines]
     order = {}
@@ -1344,6 +1367,16 @@ def level2_given(pf, moved, tops, units, cache):
             continue
         given[path][id(st)] = st
         for free in sorted(free_names(st)):
+            mod = package_module(path, free)
+            if mod is not None:
+                # Shown as one module, the given code has no module of the
+                # package to reach: jmespath's ParsedResult.search makes a
+                # visitor.TreeInterpreter, which nothing gives.
+                attrs = sorted({n.attr for n in ast.walk(st) if isinstance(n, ast.Attribute)
+                                and isinstance(n.value, ast.Name) and n.value.id == free})
+                use = "%s.%s" % (free, attrs[0]) if attrs else free
+                raise Level2Problem("%s of %s, which the tests use, reaches the package's module %s as %s, which the statement does not give"
+                                    % (name, pf.module_of(path), mod, use))
             b = find(pf.module_of(path), free)
             if b is None:
                 continue

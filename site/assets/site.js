@@ -185,9 +185,15 @@
     var scaffold = value(form, "scaffold"), weights = value(form, "weights");
     var checked = checkedValues(form, "checked").length > 0;
     var tags = checkedValues(form, "tag");
+    var method = value(form, "method");
+    // A method chosen: its column alone of the method columns, and only
+    // the rows with a figure on its instances.
+    if (method) table.setAttribute("data-method", method);
+    else table.removeAttribute("data-method");
     var shown = 0, rows = table.tBodies[0].rows;
     Array.prototype.forEach.call(rows, function (r) {
       var ok = true;
+      if (method && (" " + (r.getAttribute("data-methods") || "") + " ").indexOf(" " + method + " ") < 0) ok = false;
       if (q && (r.getAttribute("data-search") || "").indexOf(q) < 0) ok = false;
       if (scaffold && r.getAttribute("data-open-scaffold") !== (scaffold === "open" ? "yes" : "no")) ok = false;
       if (weights && r.getAttribute("data-open-weights") !== (weights === "open" ? "yes" : "no")) ok = false;
@@ -205,12 +211,14 @@
 
   function applyIndex(form, table) {
     var q = value(form, "q").toLowerCase(), repo = value(form, "repo"), level = value(form, "level");
+    var method = value(form, "method");
     var shown = 0, rows = table.tBodies[0].rows;
     Array.prototype.forEach.call(rows, function (r) {
       var ok = true;
       if (q && (r.getAttribute("data-search") || "").toLowerCase().indexOf(q) < 0) ok = false;
       if (repo && r.getAttribute("data-repo") !== repo) ok = false;
       if (level && r.getAttribute("data-level") !== level) ok = false;
+      if (method && r.getAttribute("data-method") !== method) ok = false;
       r.hidden = !ok;
       if (ok) shown++;
     });
