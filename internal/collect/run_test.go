@@ -317,7 +317,12 @@ func TestRunFileTampering(t *testing.T) {
 	eng, base := imagestest.Base(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	b, err := openBox(ctx, executor.Local(eng), base, "featbench/tamper", container.Limits{}, "")
+	ls, err := executor.Hold(ctx, executor.Local(eng), "test "+t.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Release()
+	b, err := openBox(ctx, ls, base, "featbench/tamper", container.Limits{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
