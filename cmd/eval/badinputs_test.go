@@ -129,7 +129,9 @@ func TestBadInputs(t *testing.T) {
 	cases = append(cases, tc{name: "predictions: a missing file", args: append(append([]string{}, run...), "--predictions", filepath.Join(root, "nope.jsonl")), code: 1, want: "no such file"},
 		tc{name: "predictions: a folder", args: append(append([]string{}, run...), "--predictions", root), code: 1, want: "reading the predictions"})
 
-	// featbench.toml's [eval]: file, line and field.
+	// featbench.toml's [eval]: file, line and field. The line added sits
+	// just below the [eval] header, wherever the file puts it.
+	evalLine := 1 + strings.Count(string(cfgRaw[:strings.Index(string(cfgRaw), "[eval]\n")]), "\n")
 	for _, c := range []struct{ line, field string }{
 		{`docker_host = "not a url"`, "eval.docker_host"},
 		{`docker_host = "http://example.org"`, "eval.docker_host"},
@@ -139,7 +141,7 @@ func TestBadInputs(t *testing.T) {
 		{`workres = 2`, "eval.workres"},
 		{`timeout = "5m"`, "eval.timeout"},
 	} {
-		cases = append(cases, tc{name: "config: " + c.line, args: append(append([]string{}, run...), "--gold"), config: c.line, code: 1, want: `featbench.toml:51: field "` + c.field + `"`})
+		cases = append(cases, tc{name: "config: " + c.line, args: append(append([]string{}, run...), "--gold"), config: c.line, code: 1, want: fmt.Sprintf(`featbench.toml:%d: field "%s"`, evalLine+1, c.field)})
 	}
 	for _, c := range []struct{ key, value, field string }{
 		{"workers", "0", "eval.workers"}, {"workers", "300", "eval.workers"}, {"workers", `"two"`, "eval.workers"},
@@ -155,7 +157,7 @@ func TestBadInputs(t *testing.T) {
 	}
 
 	cases = append(cases, tc{name: `config: backend = "swarm" without a manager`, args: append(append([]string{}, run...), "--gold"),
-		config: `backend = "swarm"`, code: 1, want: `featbench.toml:50: field "eval.swarm.manager"`})
+		config: `backend = "swarm"`, code: 1, want: fmt.Sprintf(`featbench.toml:%d: field "eval.swarm.manager"`, evalLine)})
 
 	// eval infer's flags.
 	infer := []string{"infer", "--root", root, "--dataset", "example/v4", "--split", "lite", "--run-id", "bad"}
@@ -187,7 +189,7 @@ func TestBadInputs(t *testing.T) {
 				k, _, _ := strings.Cut(c.config[1:], " = ")
 				lines := strings.Split(cfg, "\n")
 				done := false
-				for i := 50; i < len(lines) && !done; i++ {
+				for i := evalLine; i < len(lines) && !done; i++ {
 					if strings.HasPrefix(lines[i], k+" = ") {
 						lines[i], done = c.config[1:], true
 					}

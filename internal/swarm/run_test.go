@@ -22,6 +22,7 @@ import (
 	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
+	"github.com/featbench/featbench/internal/runlock"
 )
 
 // These tests grade the example dataset (data/, example/v3) with
@@ -154,7 +155,7 @@ func runFiles(t *testing.T, dir string) map[string][]byte {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if filepath.Base(rel) == evaluate.LogFile || rel == evaluate.RunMetaFile || rel == "manifest.json" {
+		if filepath.Base(rel) == evaluate.LogFile || rel == evaluate.RunMetaFile || rel == "manifest.json" || rel == runlock.File {
 			return nil
 		}
 		raw, err := os.ReadFile(p)
