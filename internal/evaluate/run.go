@@ -248,7 +248,7 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 type ahead struct {
 	done       chan struct{}
 	dir        string
-	logf       *logFile
+	logf       *atomicfile.Log
 	trajectory string
 	s          *staged
 	err        error // the folder could not be made
@@ -303,7 +303,7 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir string, ls *
 		}
 		a.trajectory = Sum(raw)
 	}
-	logf, err := createLog(filepath.Join(dir, LogFile))
+	logf, err := atomicfile.CreateLog(filepath.Join(dir, LogFile))
 	if err != nil {
 		a.err = &SaveError{Err: err}
 		return
@@ -335,7 +335,7 @@ func (a *ahead) discard() {
 		a.s.discard()
 	}
 	if a.logf != nil {
-		a.logf.close()
+		a.logf.Close()
 	}
 }
 
@@ -353,7 +353,7 @@ func (a *ahead) evaluate(ctx context.Context, rm *remover) (*Report, error) {
 	<-a.done
 	if a.err != nil {
 		if a.logf != nil {
-			a.logf.close()
+			a.logf.Close()
 		}
 		return nil, a.err // set before anything was started
 	}
@@ -367,7 +367,7 @@ func (a *ahead) evaluate(ctx context.Context, rm *remover) (*Report, error) {
 			break
 		}
 	}
-	if cerr := a.logf.close(); unsaved == nil {
+	if cerr := a.logf.Close(); unsaved == nil {
 		unsaved = cerr
 	}
 	if ctx.Err() != nil {
@@ -392,50 +392,6 @@ type SaveError struct{ Err error }
 
 func (e *SaveError) Error() string { return e.Err.Error() }
 func (e *SaveError) Unwrap() error { return e.Err }
-
-// logFile is an attempt's container.log: the first error writing it is
-// kept (a fmt.Fprintf to it drops errors), and closing it syncs it and
-// reports that error.
-type logFile struct {
-	f   *os.File
-	err error
-}
-
-func createLog(path string) (*logFile, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", path, err)
-	}
-	return &logFile{f: f}, nil
-}
-
-func (l *logFile) Write(p []byte) (int, error) {
-	if l.err != nil {
-		return 0, l.err
-	}
-	n, err := l.f.Write(p)
-	if err != nil {
-		l.err = fmt.Errorf("writing %s: %w", l.f.Name(), err)
-	}
-	return n, err
-}
-
-// close syncs and closes the log once, and says whether all of it was
-// written.
-func (l *logFile) close() error {
-	if l.f == nil {
-		return l.err
-	}
-	f := l.f
-	l.f = nil
-	if err := f.Sync(); err != nil && l.err == nil {
-		l.err = fmt.Errorf("writing %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil && l.err == nil {
-		l.err = fmt.Errorf("writing %s: %w", f.Name(), err)
-	}
-	return l.err
-}
 
 // remover removes containers in the background, so that the next task
 // need not wait for the engine to tear the last one down; at most a few at

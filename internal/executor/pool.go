@@ -85,6 +85,9 @@ func (p *Pool) Each(ctx context.Context, n int, do func(ctx context.Context, i i
 		}
 		g.Go(func() error {
 			defer release()
+			if err := gctx.Err(); err != nil {
+				return err // its turn came after another failed: not started
+			}
 			return once(gctx, func(ctx context.Context, lost error) error { return do(ctx, i, lost) })
 		})
 		if started != nil {

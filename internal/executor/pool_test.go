@@ -106,6 +106,21 @@ func TestEachRetriesLost(t *testing.T) {
 			t.Errorf("another failure: %v after %d calls, want it after 1", err, len(c.of(0)))
 		}
 	})
+
+	t.Run("nothing after a failure", func(t *testing.T) {
+		// One worker: the items waiting for it when the first fails are
+		// not started.
+		var c calls
+		boom := errors.New("the upstream refused the key")
+		err := NewPool(nil, 1, container.Limits{}).Each(ctx, 3, func(_ context.Context, i int, lost error) error {
+			c.add(i, lost)
+			time.Sleep(10 * time.Millisecond) // the next item waits for the worker
+			return boom
+		}, nil)
+		if !errors.Is(err, boom) || len(c.of(0)) != 1 || len(c.of(1)) != 0 || len(c.of(2)) != 0 {
+			t.Errorf("%v; calls %d, %d, %d; want only the first", err, len(c.of(0)), len(c.of(1)), len(c.of(2)))
+		}
+	})
 }
 
 // TestSharedRetriesLost: Shared hands every item to exactly one of its

@@ -22,6 +22,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +31,7 @@ import (
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/runlock"
@@ -103,12 +106,18 @@ type Record struct {
 	FilesChanged int       `json:"files_changed"`
 	Dropped      []string  `json:"dropped,omitempty"` // files of the agent's diff left out: tests, binaries, caches
 	Finished     time.Time `json:"finished"`
+	// Unsaved, never written, says why the record could not be saved
+	// (the instance is not done): for the progress line.
+	Unsaved string `json:"-"`
 }
 
-// Progress hears about a run as it goes.
+// Progress hears about a run as it goes: each instance done (or not
+// saved: rec.Unsaved), and every Config.ProgressEvery what each agent at
+// work did so far.
 type Progress interface {
 	Start(total int)
 	Done(rec *Record, skipped bool)
+	Working(id string, so meter.Totals, elapsed time.Duration)
 	Finish()
 }
 
@@ -126,6 +135,9 @@ type Config struct {
 	// (internal/executor), as for eval run.
 	Engine   executor.Executor
 	Progress Progress
+	// ProgressEvery is how often Progress hears what each agent at work
+	// did so far (0: never).
+	ProgressEvery time.Duration
 	// Log, when not nil, hears of the run's lease (renewals failing, the
 	// leftovers of killed runs removed).
 	Log io.Writer
@@ -140,6 +152,13 @@ type Config struct {
 // record yet (or whose record is a failure that is retried: the harness's
 // or the upstream's), writing each one's folder and, after each,
 // predictions.jsonl. Killing it loses only the instances in flight.
+//
+// The caller checks the upstream first (CheckUpstream). An upstream found
+// down during the run (a *meter.Down: the key refused, or no upstream to
+// connect to) stops it at once: the instances in flight are not recorded,
+// and Run returns that error. An instance whose files could not all be
+// written is not done; the run goes on, and returns with its records an
+// error naming the files.
 func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, Folder), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
@@ -184,7 +203,9 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 		}
 		todo = append(todo, in)
 	}
-	var mu sync.Mutex // predictions.jsonl
+	var mu sync.Mutex // predictions.jsonl, unsaved
+	var unsavedIDs []string
+	var predErr error // the last failure to write predictions.jsonl; the last write is the one that counts
 	// A swarm admits the agents' containers by its room, in order, as for
 	// eval run; elsewhere the workers bound them. An agent's run is not
 	// done again within the run when its container is lost: the loss is
@@ -193,7 +214,17 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	err = pool.Each(ctx, len(todo), func(ctx context.Context, i int, _ error) error {
 		in := todo[i]
 		rec, err := runOne(ctx, cfg, in, filepath.Join(cfg.Dir, Folder, in.InstanceID), ls)
-		if err != nil {
+		var se *evaluate.SaveError
+		switch {
+		case errors.As(err, &se) && ctx.Err() == nil:
+			mu.Lock()
+			unsavedIDs = append(unsavedIDs, fmt.Sprintf("%s: %v", in.InstanceID, se.Err))
+			mu.Unlock()
+			if cfg.Progress != nil {
+				cfg.Progress.Done(rec, false)
+			}
+			return nil // the next run does it again
+		case err != nil:
 			if ctx.Err() != nil {
 				return ctx.Err() // interrupted: no record, the next run does it again
 			}
@@ -204,8 +235,8 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		_, err = WritePredictions(cfg.Dir, all)
-		return err
+		_, predErr = WritePredictions(cfg.Dir, all)
+		return nil
 	}, nil)
 	if err != nil {
 		return nil, err
@@ -213,7 +244,43 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return WritePredictions(cfg.Dir, all)
+	recs, err := WritePredictions(cfg.Dir, all)
+	if err != nil {
+		if predErr != nil {
+			err = errors.Join(err, predErr)
+		}
+		return nil, err
+	}
+	if len(unsavedIDs) > 0 {
+		sort.Strings(unsavedIDs)
+		return recs, &UnsavedError{Instances: unsavedIDs}
+	}
+	return recs, nil
+}
+
+// UnsavedError is Run's error, with its records, when instances could not
+// be saved whole: each line names the instance, the file and the error.
+type UnsavedError struct{ Instances []string }
+
+func (e *UnsavedError) Error() string {
+	return fmt.Sprintf("%d instances could not be saved whole and are not done (the next run of the command runs them again):\n  %s",
+		len(e.Instances), strings.Join(e.Instances, "\n  "))
+}
+
+// CheckUpstream asks the agent's upstream, with its key, the cheapest
+// question that needs the key (meter.Check): a *meter.Down when the key
+// is refused or the upstream cannot be reached, which no instance should
+// pay for.
+func CheckUpstream(ctx context.Context, a Agent) error {
+	return meter.Check(ctx, meter.Upstream{URL: a.upstream(), API: a.API, Key: a.Key})
+}
+
+// upstream is the URL the agent's proxy forwards to.
+func (a Agent) upstream() string {
+	if a.Upstream != "" {
+		return a.Upstream
+	}
+	return a.Agent.Upstream
 }
 
 // ReadRecord reads an instance's record from its folder.

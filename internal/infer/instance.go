@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/featbench/featbench/bench"
@@ -40,9 +41,18 @@ const InstructionFile = taskDir + "/instruction.md"
 const harnessGrace = 10 * time.Minute
 
 // runOne runs the agent on one instance in a new container and writes
-// the instance's folder, the record last. An error is an interruption or
-// a failure to write the folder; a failure of the harness inside the
-// instance is recorded (HarnessError) and tried again by the next run.
+// the instance's folder, the record last. An error is an interruption, an
+// upstream that is down (a *meter.Down: the run stops, nothing recorded)
+// or a failure to write the folder (an *evaluate.SaveError, with the
+// record that was not saved: the instance is not done). A failure of the
+// harness inside the instance is recorded (HarnessError) and tried again
+// by the next run.
+//
+// Nothing of an instance is done until it is durably written: the
+// trajectory and the harness's log are written as they go and synced,
+// the agent's log and the prediction through atomicfile, and the record,
+// which marks the instance done, last, only when every other file is
+// whole.
 func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir string, ls *executor.Lease) (*Record, error) {
 	start := time.Now()
 	if err := os.RemoveAll(dir); err != nil {
@@ -51,17 +61,17 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir string, ls 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
 	}
-	hlog, err := os.Create(filepath.Join(dir, HarnessLogFile))
+	rec := &Record{InstanceID: in.InstanceID, Agent: cfg.Agent.Name, Model: cfg.Agent.Model}
+	hlog, err := atomicfile.CreateLog(filepath.Join(dir, HarnessLogFile))
 	if err != nil {
-		return nil, err
+		return unsaved(rec, err)
 	}
 	defer hlog.Close()
-	traj, err := os.Create(filepath.Join(dir, TrajectoryFile))
+	traj, err := atomicfile.CreateLog(filepath.Join(dir, TrajectoryFile))
 	if err != nil {
-		return nil, err
+		return unsaved(rec, err)
 	}
 	defer traj.Close()
-	rec := &Record{InstanceID: in.InstanceID, Agent: cfg.Agent.Name, Model: cfg.Agent.Model}
 	run := infer
 	if cfg.Prompt != nil {
 		run = promptInfer
@@ -70,22 +80,111 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir string, ls 
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err != nil {
+	var down *meter.Down
+	if errors.As(err, &down) {
+		fmt.Fprintf(hlog, "stopped: %v\n", err)
+		return nil, err
+	}
+	// A trajectory not written whole is no measure of the instance,
+	// whatever else happened.
+	var se *evaluate.SaveError
+	werr := traj.Close()
+	switch {
+	case werr != nil:
+	case errors.As(err, &se):
+		werr = se.Err
+	case err != nil:
 		rec.FailureMode, rec.Error = HarnessError, err.Error()
 		fmt.Fprintf(hlog, "harness error: %v\n", err)
 	}
-	if err := traj.Sync(); err != nil {
-		return nil, fmt.Errorf("writing the trajectory: %w", err)
+	if werr == nil {
+		werr = atomicfile.Write(filepath.Join(dir, PatchFile), patch)
 	}
-	if err := os.WriteFile(filepath.Join(dir, PatchFile), patch, 0o644); err != nil {
-		return nil, fmt.Errorf("writing the prediction: %w", err)
+	if cerr := hlog.Close(); werr == nil {
+		werr = cerr
 	}
 	rec.Total = time.Since(start).Seconds()
 	rec.Finished = time.Now().UTC()
-	if err := atomicfile.WriteJSON(filepath.Join(dir, RecordFile), rec); err != nil {
-		return nil, err
+	if werr == nil {
+		werr = atomicfile.WriteJSON(filepath.Join(dir, RecordFile), rec)
+	}
+	if werr != nil {
+		os.Remove(filepath.Join(dir, RecordFile))
+		return unsaved(rec, werr)
 	}
 	return rec, nil
+}
+
+// unsaved is runOne's answer for an instance whose files could not all
+// be written: the record, not saved, says so (for the progress line).
+func unsaved(rec *Record, err error) (*Record, error) {
+	rec.Unsaved = err.Error()
+	return rec, &evaluate.SaveError{Err: err}
+}
+
+// upstreamDown says whether the upstream is down once the agent's
+// model calls are over: it refused the key of one of them, or the last
+// found no upstream to connect to and a check now finds none either (a
+// moment's loss leaves the instance its outcome, an UpstreamError).
+// found is what a check during the agent's run found, or nil.
+func upstreamDown(ctx context.Context, m *meter.Meter, found *meter.Down, hlog io.Writer) *meter.Down {
+	if found != nil {
+		return found
+	}
+	if d := m.Down(); d != nil {
+		return d
+	}
+	if !m.Totals().LastUnreachable {
+		return nil
+	}
+	var d *meter.Down
+	if err := meter.Check(ctx, m.Upstream()); errors.As(err, &d) {
+		return d
+	}
+	fmt.Fprintf(hlog, "the upstream could not be reached by the last model call, but answers now\n")
+	return nil
+}
+
+// watchUpstream stops the agent (stop) as soon as the upstream refuses
+// the key, or a model call finds no upstream and a check finds none
+// either, and returns what it found then; it returns when done is
+// closed.
+func watchUpstream(ctx context.Context, m *meter.Meter, stop func(), done <-chan struct{}) func() *meter.Down {
+	var mu sync.Mutex
+	var found *meter.Down
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		unreach := m.Unreachable()
+		for {
+			select {
+			case <-done:
+				return
+			case <-m.Refused():
+				mu.Lock()
+				found = m.Down()
+				mu.Unlock()
+				stop()
+				return
+			case <-unreach:
+				unreach = nil // checked once: a later loss is the instance's
+				var d *meter.Down
+				if err := meter.Check(ctx, m.Upstream()); errors.As(err, &d) {
+					mu.Lock()
+					found = d
+					mu.Unlock()
+					stop()
+					return
+				}
+			}
+		}
+	}()
+	return func() *meter.Down {
+		<-ended
+		mu.Lock()
+		defer mu.Unlock()
+		return found
+	}
 }
 
 // infer does the work of runOne: the proxy, the container, the agent,
@@ -96,11 +195,7 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, ls *executor.Lea
 	if image == "" {
 		return nil, fmt.Errorf("no image of %s for %s", a.Name, evaluate.ImageKey(cfg.Dataset, in))
 	}
-	upstream := a.Upstream
-	if upstream == "" {
-		upstream = a.Agent.Upstream
-	}
-	m, err := meter.New(meter.Upstream{URL: upstream, API: a.API, Key: a.Key},
+	m, err := meter.New(meter.Upstream{URL: a.upstream(), API: a.API, Key: a.Key},
 		cfg.Prices, meter.Limits{Turns: a.MaxTurns, Tokens: a.MaxTokens, Cost: a.MaxCost}, traj)
 	if err != nil {
 		return nil, err
@@ -144,13 +239,17 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, ls *executor.Lea
 		return nil, err
 	}
 	defer rl.Close()
-	sctx, stopServe := context.WithCancel(context.WithoutCancel(ctx))
+	sctx, cancelServe := context.WithCancel(context.WithoutCancel(ctx))
 	served := make(chan error, 1)
 	go func() { served <- m.Serve(sctx, rl) }()
-	defer func() {
-		stopServe()
-		<-served
-	}()
+	var stopOnce sync.Once
+	stopServe := func() { // its requests answered and recorded
+		stopOnce.Do(func() {
+			cancelServe()
+			<-served
+		})
+	}
+	defer stopServe()
 
 	// The agent, as its user; stopped when a limit is reached, or when
 	// the relay fails (it has no way out then).
@@ -173,20 +272,30 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, ls *executor.Lea
 		"FEATBENCH_WORKDIR=" + work,
 		"FEATBENCH_MAX_TURNS=" + strconv.Itoa(a.MaxTurns),
 	}, a.Env...)
+	agentDone := make(chan struct{})
+	downFound := watchUpstream(ctx, m, stopAgent, agentDone)
+	started := time.Now()
+	if cfg.Progress != nil && cfg.ProgressEvery > 0 {
+		go working(cfg, in.InstanceID, m, started, agentDone)
+	}
 	script := `exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups --no-new-privs env HOME=/home/agent USER=agent LOGNAME=agent bash -c "$FEATBENCH_COMMAND"`
 	fmt.Fprintf(hlog, "$ (cd %s && agent %s: %s)\n", work, a.Name, a.Command)
-	started := time.Now()
 	res, err := box.Exec(actx, []string{"bash", "-c", script}, container.ExecOptions{Timeout: timeout, WorkDir: work, Env: env, MaxOutput: 8 << 20})
 	rec.Seconds = time.Since(started).Seconds()
 	rec.ExitCode = res.ExitCode
+	close(agentDone)
+	stopServe()
+	if d := upstreamDown(ctx, m, downFound(), hlog); d != nil && ctx.Err() == nil {
+		return nil, d // not the instance's outcome: the run stops
+	}
 	var alog bytes.Buffer
 	alog.Write(res.Stdout)
 	if len(res.Stderr) > 0 {
 		alog.WriteString("\n--- stderr ---\n")
 		alog.Write(res.Stderr)
 	}
-	if werr := os.WriteFile(filepath.Join(dir, AgentLogFile), alog.Bytes(), 0o644); werr != nil {
-		return nil, werr
+	if werr := atomicfile.Write(filepath.Join(dir, AgentLogFile), alog.Bytes()); werr != nil {
+		return nil, &evaluate.SaveError{Err: werr}
 	}
 	fmt.Fprintf(hlog, "exit %d in %.2f s%s\n\n", res.ExitCode, rec.Seconds, map[bool]string{true: " (timed out)"}[res.TimedOut])
 	tot := m.Totals()
@@ -216,6 +325,21 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, ls *executor.Lea
 	}
 	rec.FilesChanged, rec.Dropped = files, dropped
 	return patch, m.Err()
+}
+
+// working tells cfg.Progress what the agent on instance id did so far,
+// every cfg.ProgressEvery, until done is closed.
+func working(cfg Config, id string, m *meter.Meter, started time.Time, done <-chan struct{}) {
+	tick := time.NewTicker(cfg.ProgressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			cfg.Progress.Working(id, m.Totals(), time.Since(started))
+		}
+	}
 }
 
 // measured puts the meter's totals into the record.

@@ -9,16 +9,17 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/bm25"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
@@ -77,11 +78,7 @@ func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, ls *execut
 	if image == "" {
 		return nil, fmt.Errorf("no environment image for %s", evaluate.ImageKey(cfg.Dataset, in))
 	}
-	upstream := a.Upstream
-	if upstream == "" {
-		upstream = a.Agent.Upstream
-	}
-	m, err := meter.New(meter.Upstream{URL: upstream, API: a.API, Key: a.Key, Timeout: p.Timeout},
+	m, err := meter.New(meter.Upstream{URL: a.upstream(), API: a.API, Key: a.Key, Timeout: p.Timeout},
 		cfg.Prices, meter.Limits{Turns: a.MaxTurns, Tokens: a.MaxTokens, Cost: a.MaxCost}, traj)
 	if err != nil {
 		return nil, err
@@ -126,23 +123,39 @@ func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, ls *execut
 	if err != nil {
 		return nil, fmt.Errorf("listening for the meter: %w", err)
 	}
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	sctx, cancelServe := context.WithCancel(context.WithoutCancel(ctx))
 	served := make(chan error, 1)
 	go func() { served <- m.Serve(sctx, l) }()
-	defer func() {
-		stop()
-		<-served
-	}()
+	var stopOnce sync.Once
+	stopServe := func() { // its request answered and recorded
+		stopOnce.Do(func() {
+			cancelServe()
+			<-served
+		})
+	}
+	defer stopServe()
 	client, err := llm.New(llm.Config{Endpoint: "http://" + l.Addr().String(), Model: a.Model, MaxTokens: p.MaxOutput,
 		Timeout: p.Timeout, Retries: -1}, func(string) string { return "" }, &http.Client{})
 	if err != nil {
 		return nil, err
 	}
+	cctx, stopChat := context.WithCancel(hctx)
+	defer stopChat()
+	chatDone := make(chan struct{})
+	downFound := watchUpstream(ctx, m, stopChat, chatDone)
 	started := time.Now()
-	reply, err := client.Chat(hctx, []llm.Message{{Role: "user", Content: prompt}})
+	if cfg.Progress != nil && cfg.ProgressEvery > 0 {
+		go working(cfg, in.InstanceID, m, started, chatDone)
+	}
+	reply, err := client.Chat(cctx, []llm.Message{{Role: "user", Content: prompt}})
 	rec.Seconds = time.Since(started).Seconds()
-	if werr := os.WriteFile(filepath.Join(dir, AgentLogFile), []byte(reply.Content), 0o644); werr != nil {
-		return nil, werr
+	close(chatDone)
+	stopServe()
+	if d := upstreamDown(ctx, m, downFound(), hlog); d != nil && ctx.Err() == nil {
+		return nil, d // not the instance's outcome: the run stops
+	}
+	if werr := atomicfile.Write(filepath.Join(dir, AgentLogFile), []byte(reply.Content)); werr != nil {
+		return nil, &evaluate.SaveError{Err: werr}
 	}
 	tot := m.Totals()
 	switch {
