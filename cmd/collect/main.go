@@ -51,8 +51,10 @@ built on that engine either way.
 
 Stages: ` + "env, discover, run, trace, classify, p2p, walk, mask, verify, statements, dataset" + `
 A repository with method = "release" (FeatBench's method: releases, their
-notes and pull requests, read from the git source's history) has the
-stages ` + "env, history, select, filter, verify, statements, dataset" + `.
+notes and pull requests, read from the git source's history) or
+method = "new-components" (FEA-Bench's: pull requests that add functions,
+classes or methods) has the stages
+` + "env, history, select, filter, verify, statements, dataset" + `.
 
 Flags:
 `

@@ -200,7 +200,7 @@ func (r *historyRun) run(ctx context.Context) (*repoResult, error) {
 		r.cur = s.name
 		r.needStored = i < last && r.o.Stage != "" && r.o.Stage != StageDataset
 		err := s.fn(ctx)
-		r.o.report.addStage(r.rc.Repository, s.name, time.Since(start), r.reused)
+		r.o.report.addStage(stagesKey(r.rc.Repository, r.rc.Method), s.name, time.Since(start), r.reused)
 		r.reused = false
 		if err != nil {
 			if ctx.Err() != nil && parent.Err() == nil {

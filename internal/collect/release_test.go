@@ -356,7 +356,7 @@ for _h in (%q, %q, %q):
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range rep2.Stages["acme/geom"] {
+	for _, st := range rep2.Stages[stagesKey("acme/geom", config.MethodRelease)] {
 		if !st.Reused && st.Stage != StageEnv && st.Stage != StageHistory {
 			t.Errorf("stage %s ran again", st.Stage)
 		}
