@@ -39,7 +39,7 @@ type box struct {
 
 // openBox starts a container from image under the run's lease; logPath
 // (may be "") receives the commands and their output, appended.
-func openBox(ctx context.Context, eng *executor.Lease, image, repo string, lim container.Limits, logPath string) (*box, error) {
+func openBox(ctx context.Context, eng executor.Starter, image, repo string, lim container.Limits, logPath string) (*box, error) {
 	var log io.Writer = io.Discard
 	var f *os.File
 	if logPath != "" {

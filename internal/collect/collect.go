@@ -88,8 +88,10 @@ type Options struct {
 	Verbose     bool
 
 	report *Report // the run's, filled as it goes
-	// lease is the run's on Executor: every container starts through it.
-	lease *executor.Lease
+	// lease is the run's on Executor: every container starts through it
+	// (without an executor, a Starter that says so: a run whose
+	// repositories fail before any container is needed still reports).
+	lease executor.Starter
 }
 
 // stageIndex is a stage's place in Stages, or -1.
@@ -115,11 +117,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Executor == nil {
-		e, ok := o.Engine.(*container.Engine)
-		if !ok {
-			return nil, errors.New("collect: no executor to run the containers on")
-		}
+	if e, ok := o.Engine.(*container.Engine); o.Executor == nil && ok && e != nil {
 		o.Executor = executor.Local(e)
 	}
 	if o.Stage != "" && stageIndex(o.Stage) < 0 && !slices.Contains(HistoryStages, o.Stage) {
@@ -147,12 +145,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	// The run's lease, on every container it starts; taking it removes
 	// what killed runs left. Released last, once every container is gone.
-	ls, err := executor.Hold(ctx, o.Executor, "collect "+o.Dataset, o.Log)
-	if err != nil {
-		return nil, err
+	o.lease = noExecutor{}
+	if o.Executor != nil {
+		ls, err := executor.Hold(ctx, o.Executor, "collect "+o.Dataset, o.Log)
+		if err != nil {
+			return nil, err
+		}
+		defer ls.Release()
+		o.lease = ls
 	}
-	defer ls.Release()
-	o.lease = ls
 	rep := &Report{Collection: bench.Collection{Dataset: o.Dataset, Seed: o.Seed}}
 	o.report = rep
 	var results []*repoResult
@@ -260,3 +261,11 @@ func itemRand(seed uint64, parts ...string) *rand.Rand {
 }
 
 var _ Engine = (*container.Engine)(nil)
+
+// noExecutor is the Starter of a run given no executor: any container
+// it is asked for is an error.
+type noExecutor struct{}
+
+func (noExecutor) Start(context.Context, container.Spec) (executor.Box, error) {
+	return nil, errors.New("collect: no executor to run the containers on")
+}

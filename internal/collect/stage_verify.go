@@ -177,7 +177,7 @@ func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evalu
 // go, the evaluation limits and the ceiling of fail-to-pass tests that
 // may pass without a solution.
 type harness struct {
-	exec    *executor.Lease // every container under the run's lease
+	exec    executor.Starter // the run's lease: every container under it
 	image   string
 	repo    string
 	logDir  string

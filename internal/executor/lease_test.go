@@ -184,3 +184,46 @@ func TestLeaseRenewedLocal(t *testing.T) {
 		t.Errorf("released, the lease is still there")
 	}
 }
+
+// BenchmarkLeaseLocal: what a lease costs a run on the local engine, per
+// operation, measured apart from any run (eval-bench.sh's end-to-end
+// figures on a shared machine swing more than these add up to): taking
+// one (made, and a sweep of the engine) and releasing it, once per run;
+// a renewal, every lease.Every; a sweep, every sweepEvery renewals. A
+// container started through the lease costs nothing more than its label.
+func BenchmarkLeaseLocal(b *testing.B) {
+	testenv.DockerHost(b)
+	eng := imagestest.Engine(b)
+	x := executor.Local(eng)
+	ctx := context.Background()
+	b.Run("hold+release", func(b *testing.B) {
+		for b.Loop() {
+			l, err := executor.Hold(ctx, x, "bench", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := l.Release(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	id := "bench" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := x.CreateLease(ctx, id, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	defer x.DeleteLease(ctx, id)
+	b.Run("renew", func(b *testing.B) {
+		for b.Loop() {
+			if err := x.RenewLease(ctx, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sweep", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := executor.Sweep(ctx, x); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
