@@ -35,10 +35,17 @@ type Manifest struct {
 	// Images says where each instance's environment comes from:
 	// ImagesBuild (the default: built from the repository's source) or
 	// ImagesInstance (the instance's image_name, from its registry).
-	Images   string       `toml:"images"`
-	Citation *Citation    `toml:"citation"`
-	Repos    []Repository `toml:"repositories"`
-	Splits   []Split      `toml:"splits"`
+	Images string `toml:"images"`
+	// Statements says whether the site publishes the instances' task
+	// pages (statement, patches, tests), the splits' JSONL and the
+	// trajectories (whose prompts quote the statements):
+	// StatementsPublic (the default where instances.jsonl is present) or
+	// StatementsPrivate, for a held-out set whose figures are shown but
+	// whose tasks must not be crawled.
+	Statements string       `toml:"statements"`
+	Citation   *Citation    `toml:"citation"`
+	Repos      []Repository `toml:"repositories"`
+	Splits     []Split      `toml:"splits"`
 }
 
 // Layouts of a dataset: what a repository's source holds and what an
@@ -82,6 +89,24 @@ func (m *Manifest) Level2OrDefault() string {
 		return Level2AgentCode
 	}
 	return m.Level2
+}
+
+// Whether a dataset's statements are published.
+const (
+	StatementsPublic  = "public"
+	StatementsPrivate = "private"
+)
+
+// KeepsStatementsPrivate reports whether the manifest says the
+// statements are not to be published (nor the trajectories, whose
+// prompts quote them).
+func (d *Dataset) KeepsStatementsPrivate() bool { return d.Statements == StatementsPrivate }
+
+// PublishesStatements reports whether the site publishes the instances'
+// task pages, the splits' JSONL and the trajectories: the instances are
+// here and the manifest does not keep their statements private.
+func (d *Dataset) PublishesStatements() bool {
+	return d.HasInstances() && !d.KeepsStatementsPrivate()
 }
 
 // Rank figures a dataset may rank its leaderboards by.

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/featbench/featbench/bench"
@@ -61,6 +62,19 @@ func TestLoadEvalFields(t *testing.T) {
 			want{results, 1, "attempts_resolved", "2 attempts were evaluated"}},
 		{"resolved without a resolved attempt", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "attempts": 3, "attempts_resolved": 0}`),
 			want{results, 1, "attempts_resolved", "resolved is true"}},
+		{"negative turns", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "turns": -1}`),
+			want{results, 1, "turns", "is -1"}},
+		// attempts_passed: each attempt's fail-to-pass count (alpha-1 has two tests).
+		{"attempts_passed without attempts", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "attempts_passed": [2]}`),
+			want{results, 1, "attempts_passed", "lists 1 counts but attempts is 0"}},
+		{"attempts_passed of another length", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "attempts": 3, "attempts_resolved": 1, "attempts_passed": [2, 0]}`),
+			want{results, 1, "attempts_passed", "lists 2 counts but attempts is 3"}},
+		{"attempts_passed above the tests", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "attempts": 2, "attempts_resolved": 1, "attempts_passed": [2, 3]}`),
+			want{results, 1, "attempts_passed[1]", "is 3; the instance has 2 FAIL_TO_PASS tests"}},
+		{"attempts_passed negative", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "attempts": 2, "attempts_resolved": 1, "attempts_passed": [2, -1]}`),
+			want{results, 1, "attempts_passed[1]", "is -1"}},
+		{"resolved attempts that did not pass every F2P test", replace(results, r1, `"cost": 0.5, "dataset": "alpha/v1", "attempts": 2, "attempts_resolved": 2, "attempts_passed": [2, 1]}`),
+			want{results, 1, "attempts_passed", "attempts_resolved is 2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,7 +89,7 @@ func TestLoadEvalFieldsAccepted(t *testing.T) {
 	root := copyGood(t)
 	replace(a1Manifest, `license = "MIT"`, "license = \"MIT\"\n\n[repositories.source]\npath = \"examples/widgets\"\n\n[repositories.environment]\npython = \"3.11\"\npackages = [\"python3-numpy\"]\ninstall = [\"pip install --no-index --no-deps --no-build-isolation -e .\"]")(t, root)
 	replace(a1Manifest, `source_url = "https://example.org/alpha"`, "source_url = \"https://example.org/alpha\"\nlayout = \"masked\"\nlevel2 = \"in_repo\"")(t, root)
-	replace(tinyDir+"/results.jsonl", `"cost": 0.5, "dataset": "alpha/v1"}`, `"cost": 0.5, "dataset": "alpha/v1", "apply_method": "git apply --3way", "file_recall": 0.5, "duration": 12.25, "attempts": 3, "attempts_resolved": 2}`)(t, root)
+	replace(tinyDir+"/results.jsonl", `"cost": 0.5, "dataset": "alpha/v1"}`, `"cost": 0.5, "dataset": "alpha/v1", "apply_method": "git apply --3way", "file_recall": 0.5, "duration": 12.25, "attempts": 3, "attempts_resolved": 2, "attempts_passed": [2, 1, 2], "turns": 17}`)(t, root)
 	data, err := bench.Load(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +107,8 @@ func TestLoadEvalFieldsAccepted(t *testing.T) {
 		}
 	}
 	if res == nil || res.ApplyMethod != "git apply --3way" || res.FileRecall == nil || *res.FileRecall != 0.5 ||
-		res.Duration == nil || *res.Duration != 12.25 || res.Attempts != 3 || res.AttemptsResolved != 2 {
+		res.Duration == nil || *res.Duration != 12.25 || res.Attempts != 3 || res.AttemptsResolved != 2 ||
+		fmt.Sprint(res.AttemptsPassed) != "[2 1 2]" || res.Turns == nil || *res.Turns != 17 {
 		t.Errorf("result read as %+v", res)
 	}
 }

@@ -356,6 +356,22 @@ func readProblem(path string, err error) Problem {
 	return Problem{File: path, Msg: "cannot read: " + err.Error()}
 }
 
+// OpenFile opens a regular file of data/ for reading as ReadFile reads
+// one (no symbolic link followed, no named pipe waited on, checked on
+// the open file) and returns it with its size, which must be at most
+// limit.
+func OpenFile(path string, limit int64) (*os.File, int64, error) {
+	f, size, err := openRegular(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if size > limit {
+		f.Close()
+		return nil, 0, fmt.Errorf("reading %s: %w", path, &tooLarge{size, limit})
+	}
+	return f, size, nil
+}
+
 // ReadFile reads a file that Load validated (a logo, a submission's logs)
 // the way Load does: never through a symbolic link, only a regular file,
 // at most limit bytes. Later steps read data/ through it, so a file

@@ -903,6 +903,10 @@ func TestLoadNewFields(t *testing.T) {
 	runCases(t, []hostileCase{
 		{"rank_by", replace(a1Manifest, `title = "Alpha"`, "title = \"Alpha\"\nrank_by = \"cost\""),
 			want{a1Manifest, 4, "rank_by", `is "cost"; want "resolved" or "passed"`}},
+		{"statements", replace(a1Manifest, `title = "Alpha"`, "title = \"Alpha\"\nstatements = \"hidden\""),
+			want{a1Manifest, 4, "statements", `is "hidden"; want "public"`}},
+		{"public statements without instances", replace(descManifest, `title = "Described"`, "title = \"Described\"\nstatements = \"public\""),
+			want{descManifest, 4, "statements", `is "public" but instances.jsonl is missing`}},
 		{"citation without a key", appendText(a1Manifest, "[citation]\ntitle = \"Alpha\""),
 			want{a1Manifest, 25, "citation.key", "is required"}},
 		{"citation key with a brace", appendText(a1Manifest, "[citation]\nkey = \"a}b\""),

@@ -266,6 +266,9 @@ func loadDataset(f *folder) (*Dataset, Problems) {
 			ds.Instances, ps = readInstances(instPath, raw, repos, ps)
 		}
 	}
+	if ds.Statements == StatementsPublic && !ds.HasInstances() {
+		kl.Add(&ps, mf, "statements", "is %q but %s is missing: there are no statements here to publish", StatementsPublic, InstancesFile)
+	}
 	if ds.ImagesOrDefault() == ImagesInstance {
 		ps = checkInstanceImages(instPath, ds.Instances, ps)
 	}
@@ -401,6 +404,9 @@ func validateManifest(mf string, kl keyLines, m *Manifest, name, version string,
 	}
 	if m.Images != "" && m.Images != ImagesBuild && m.Images != ImagesInstance {
 		bad("images", "is %s; want %q (built from each repository's source) or %q (each instance's image_name, from its registry)", tomlstrict.Quote(m.Images), ImagesBuild, ImagesInstance)
+	}
+	if m.Statements != "" && m.Statements != StatementsPublic && m.Statements != StatementsPrivate {
+		bad("statements", "is %s; want %q (the site publishes each instance's task page, the splits' JSONL and the trajectories) or %q (it publishes the figures only)", tomlstrict.Quote(m.Statements), StatementsPublic, StatementsPrivate)
 	}
 	if m.Level2 != "" && m.Level2 != Level2AgentCode && m.Level2 != Level2InRepo {
 		bad("level2", "is %s; want %q or %q", tomlstrict.Quote(m.Level2), Level2AgentCode, Level2InRepo)

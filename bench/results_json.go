@@ -190,6 +190,12 @@ func decodeResult(dec *jsontext.Decoder, in interner, sl *slabs, res *Result) er
 		case `"audit"`:
 			bit = 1 << 20
 			res.Audit, err = readStrings(dec, sl, internAudit)
+		case `"attempts_passed"`:
+			bit = 1 << 21
+			res.AttemptsPassed, err = readInts(dec)
+		case `"turns"`:
+			bit = 1 << 22
+			res.Turns, err = readOptInt(dec, sl)
 		default:
 			return errDecline
 		}
@@ -300,6 +306,24 @@ func readInt(dec *jsontext.Decoder, bits int) (int64, error) {
 		return 0, errDecline
 	}
 	return n, nil
+}
+
+// readInts reads a list of integers; [] decodes to an empty list, as
+// encoding/json decodes it.
+func readInts(dec *jsontext.Decoder) ([]int, error) {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		return nil, errDecline
+	}
+	out := []int{}
+	for dec.PeekKind() != ']' {
+		n, err := readInt(dec, strconv.IntSize)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, int(n))
+	}
+	_, err := dec.ReadToken() // ']'
+	return out, err
 }
 
 func readOptInt(dec *jsontext.Decoder, sl *slabs) (*int64, error) {

@@ -80,7 +80,11 @@ type Result struct {
 	// harness (eval infer's metering proxy, from the trajectory the
 	// submission's trajectories.tar.gz holds), not reported by the
 	// agent; older files and self-reported figures leave it out.
-	Measured     bool     `json:"measured,omitempty"`
+	Measured bool `json:"measured,omitempty"`
+	// Turns is how many model requests the agent made on the instance
+	// (eval infer's metering proxy counts them); older files and agents
+	// that report none leave it out.
+	Turns        *int64   `json:"turns,omitempty"`
 	FailureModes []string `json:"failure_modes,omitempty"`
 	// What cmd/eval adds; older files leave them out.
 	ApplyMethod      string   `json:"apply_method,omitempty"`      // how the patch applied: ApplyMethods
@@ -88,6 +92,12 @@ type Result struct {
 	Duration         *float64 `json:"duration,omitempty"`          // seconds the evaluation took
 	Attempts         int      `json:"attempts,omitempty"`          // attempts evaluated (pass@k); 0 or 1 for one
 	AttemptsResolved int      `json:"attempts_resolved,omitempty"` // of them, how many resolved
+	// AttemptsPassed is, attempt by attempt, how many fail-to-pass tests
+	// each attempt passed (0 where its patch did not apply): % passed is
+	// a mean over attempts, as % resolved is. The line's own test lists
+	// are one attempt's (cmd/eval: a resolved one, else the first).
+	// Given only with attempts > 1; older files leave it out.
+	AttemptsPassed []int `json:"attempts_passed,omitempty"`
 	// Flags are the prediction's integrity flags (IntegrityFlags), in
 	// their canonical order; older files leave them out.
 	Flags []string `json:"flags,omitempty"`

@@ -396,12 +396,13 @@ func checkResult(path string, line int, res *Result, in *Instance, ps Problems) 
 		ps.Add(path, line, "files_changed", "is %d; it cannot be negative", res.FilesChanged)
 	}
 	ps = checkEvalFields(path, line, res, ps)
+	ps = checkAttemptsPassed(path, line, res, nf, ps)
 	ps = checkFlags(path, line, res, ps)
 	ps = checkAudit(path, line, res, ps)
 	for _, v := range []struct {
 		field string
 		p     *int64
-	}{{"tokens_in", res.TokensIn}, {"tokens_out", res.TokensOut}} {
+	}{{"tokens_in", res.TokensIn}, {"tokens_out", res.TokensOut}, {"turns", res.Turns}} {
 		if v.p != nil {
 			if msg := checkRange(float64(*v.p), 0, maxCount); msg != "" {
 				ps.Add(path, line, v.field, "is %d; %s", *v.p, msg)
@@ -582,6 +583,33 @@ func checkEvalFields(path string, line int, res *Result, ps Problems) Problems {
 		ps.Add(path, line, "attempts_resolved", "is %d but %d attempts were evaluated", res.AttemptsResolved, max(res.Attempts, 1))
 	case res.Attempts > 1 && res.Resolved != (res.AttemptsResolved > 0):
 		ps.Add(path, line, "attempts_resolved", "is %d but resolved is %t: a result is resolved when any attempt was", res.AttemptsResolved, res.Resolved)
+	}
+	return ps
+}
+
+// checkAttemptsPassed checks each attempt's count of fail-to-pass tests
+// passed: one per attempt, each at most the instance's, and at least as
+// many attempts passing them all as attempts resolved.
+func checkAttemptsPassed(path string, line int, res *Result, nf int, ps Problems) Problems {
+	if res.AttemptsPassed == nil {
+		return ps
+	}
+	if res.Attempts < 2 || len(res.AttemptsPassed) != res.Attempts {
+		ps.Add(path, line, "attempts_passed", "lists %d counts but attempts is %d: give one count per attempt, and only with attempts > 1", len(res.AttemptsPassed), res.Attempts)
+		return ps
+	}
+	full := 0
+	for i, n := range res.AttemptsPassed {
+		if n < 0 || n > nf {
+			ps.Add(path, line, fmt.Sprintf("attempts_passed[%d]", i), "is %d; the instance has %d FAIL_TO_PASS tests", n, nf)
+			return ps
+		}
+		if n == nf {
+			full++
+		}
+	}
+	if full < res.AttemptsResolved {
+		ps.Add(path, line, "attempts_passed", "has %d attempts passing every FAIL_TO_PASS test but attempts_resolved is %d: a resolved attempt passed them all", full, res.AttemptsResolved)
 	}
 	return ps
 }

@@ -26,9 +26,13 @@ type Collect struct {
 	// of the newest commit among the repositories' git sources, so that
 	// the same inputs give the same dataset.
 	ReleaseDate string `toml:"release_date"`
-	Lite        int    `toml:"lite"` // instances in the lite split (0: no lite split)
-	Fast        int    `toml:"fast"` // instances in the fast split (0: no fast split)
-	Repos       []Repo `toml:"repo"`
+	// Statements goes into the manifest: "public" (the default: the site
+	// publishes each instance's task page) or "private" (a held-out set:
+	// figures only).
+	Statements string `toml:"statements"`
+	Lite       int    `toml:"lite"` // instances in the lite split (0: no lite split)
+	Fast       int    `toml:"fast"` // instances in the fast split (0: no fast split)
+	Repos      []Repo `toml:"repo"`
 }
 
 // Repo is one repository to collect from: where its source comes from, how
@@ -212,6 +216,9 @@ func (c *checker) checkCollect(co *Collect) {
 		if _, err := time.Parse(time.DateOnly, co.ReleaseDate); err != nil {
 			c.add("collect.release_date", "%q is not a date YYYY-MM-DD", co.ReleaseDate)
 		}
+	}
+	if co.Statements != "" && co.Statements != "public" && co.Statements != "private" {
+		c.add("collect.statements", "is %q; want \"public\" or \"private\"", co.Statements)
 	}
 	if co.Lite < 0 {
 		c.add("collect.lite", "is %d; want 0 or more", co.Lite)

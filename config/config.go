@@ -90,6 +90,61 @@ type Site struct {
 	DefaultSplit   string  `toml:"default_split"`
 	Badges         []Badge `toml:"badges"`
 	Links          []Link  `toml:"links"`
+	// Boards configure a dataset's leaderboards, keyed by "name" (every
+	// version) or "name/version" (that version; it wins over the name):
+	// published versions are locked, so what a board shows is set here,
+	// not in their dataset.toml.
+	Boards map[string]Board `toml:"boards"`
+}
+
+// Board is [site.boards."name"]: how a dataset's leaderboards open and
+// what they offer as filters.
+type Board struct {
+	// DefaultSplit is the split the dataset's leaderboard link, and the
+	// home page when it shows the dataset, open on. Without it: the split
+	// with the most recent ranked submission.
+	DefaultSplit string `toml:"default_split"`
+	// FilterTags are the submitters' tags the boards offer as filter
+	// checkboxes; other tags show as text only. None when left out.
+	FilterTags []string `toml:"filter_tags"`
+	// Marks explain what a system's name carries beside scaffold and
+	// model, such as FeatureBench's "(routing)" or "(mock)": the text as
+	// it appears in names, and what it means. Boards footnote them.
+	Marks map[string]string `toml:"marks"`
+}
+
+// Board returns the configuration of a dataset version's boards: the
+// "name/version" entry's keys over the "name" entry's.
+func (s Site) Board(name, version string) Board {
+	var b Board
+	for _, k := range []string{name, name + "/" + version} {
+		e, ok := s.Boards[k]
+		if !ok {
+			continue
+		}
+		if e.DefaultSplit != "" {
+			b.DefaultSplit = e.DefaultSplit
+		}
+		if e.FilterTags != nil {
+			b.FilterTags = e.FilterTags
+		}
+		for m, why := range e.Marks {
+			if b.Marks == nil {
+				b.Marks = map[string]string{}
+			}
+			b.Marks[m] = why
+		}
+	}
+	return b
+}
+
+// ProblemAt is a problem with a featbench.toml key found after loading,
+// such as a board naming a dataset data/ does not have: the file at path,
+// raw as it was read, gives the key's line.
+func ProblemAt(path string, raw []byte, field, format string, args ...any) error {
+	var ps Problems
+	tomlstrict.ScanLines(string(raw)).Add(&ps, path, field, format, args...)
+	return ps.Err()
 }
 
 // Badge is a label/value pill on the home page, linking somewhere.
@@ -221,6 +276,47 @@ func (c *checker) validate(cfg *Config, root string) {
 	for i, l := range s.Links {
 		if err := checkLink(l.URL); err != nil {
 			c.add(fmt.Sprintf("site.links[%d].url", i), "%v", err)
+		}
+	}
+	c.checkBoards(s)
+}
+
+// boardKey is a dataset's name, or name/version, as data/ names them.
+var boardKey = regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$`)
+
+// checkBoards checks [site.boards]: keys that can name a dataset, split
+// names that can be splits, and filter tags a submission could carry.
+func (c *checker) checkBoards(s *Site) {
+	for _, k := range sortedNames(s.Boards) {
+		b := s.Boards[k]
+		key := "site.boards." + k
+		if !boardKey.MatchString(k) || strings.Contains(k, "..") {
+			c.add(key, "%q is not a dataset's name or name/version (letters, digits, '.', '_', '-')", k)
+		}
+		if b.DefaultSplit != "" && (!boardKey.MatchString(b.DefaultSplit) || strings.Contains(b.DefaultSplit, "/")) {
+			c.add(key+".default_split", "%q is not a split name (letters, digits, '.', '_', '-')", b.DefaultSplit)
+		}
+		seen := map[string]bool{}
+		for i, t := range b.FilterTags {
+			f := fmt.Sprintf("%s.filter_tags[%d]", key, i)
+			switch {
+			case strings.TrimSpace(t) == "":
+				c.add(f, "is empty")
+			case len(t) > 64 || strings.ContainsAny(t, "\n\r\t"):
+				c.add(f, "%q is not a tag: one line of at most 64 bytes", t)
+			case seen[t]:
+				c.add(f, "%q is listed twice", t)
+			}
+			seen[t] = true
+		}
+		for _, m := range sortedNames(b.Marks) {
+			f := key + ".marks." + m
+			switch why := b.Marks[m]; {
+			case strings.TrimSpace(m) == "" || len(m) > 64 || strings.ContainsAny(m, "\n\r\t"):
+				c.add(f, "%q is not a mark: one line of at most 64 bytes, as system names carry it", m)
+			case strings.TrimSpace(why) == "" || len(why) > 1000:
+				c.add(f, "wants an explanation of 1 to 1000 bytes")
+			}
 		}
 	}
 }

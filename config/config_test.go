@@ -151,6 +151,20 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"site.links[0].url"}},
 		{"collect not a table", "collect = 3\n",
 			[]string{"collect", "is an integer (3); want a table"}},
+		{"unknown key in a board", "[site]\ntitle = \"x\"\n\n[site.boards.\"featurebench\"]\ndefault_splt = \"lite\"\n",
+			[]string{`"site.boards.featurebench.default_splt"`, "unknown key", config.FileName + ":5:"}},
+		{"board key that is no dataset name", "[site.boards.\"../x\"]\ndefault_split = \"lite\"\n",
+			[]string{"site.boards.../x", "not a dataset's name", config.FileName + ":1:"}},
+		{"board split that is no split name", "[site.boards.featurebench]\ndefault_split = \"a/b\"\n",
+			[]string{"site.boards.featurebench.default_split", "not a split name", config.FileName + ":2:"}},
+		{"filter tag twice", "[site.boards.featurebench]\nfilter_tags = [\"a\", \"a\"]\n",
+			[]string{"site.boards.featurebench.filter_tags[1]", "listed twice"}},
+		{"empty filter tag", "[site.boards.featurebench]\nfilter_tags = [\" \"]\n",
+			[]string{"site.boards.featurebench.filter_tags[0]", "is empty"}},
+		{"mark without an explanation", "[site.boards.featurebench.marks]\n\"(mock)\" = \"\"\n",
+			[]string{"site.boards.featurebench.marks.(mock)", "wants an explanation"}},
+		{"filter tags not a list", "[site.boards.featurebench]\nfilter_tags = \"a\"\n",
+			[]string{"site.boards.featurebench.filter_tags", config.FileName + ":2:"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, c.src)
@@ -216,6 +230,7 @@ model = "qwen2.5-coder"
 	}
 	_, err = config.Load(write(t, `[collect]
 workers = 0
+statements = "secret"
 [[collect.repo]]
 repository = "no-slash"
 source = ""
@@ -233,7 +248,7 @@ installl = ["x"]
 [llm]
 endpoint = "ftp://x"
 `))
-	for _, want := range []string{"collect.workers", "collect.repo[0].repository", "collect.repo[0].source", "collect.repo[0].commit",
+	for _, want := range []string{"collect.workers", "collect.statements", "collect.repo[0].repository", "collect.repo[0].source", "collect.repo[0].commit",
 		"collect.repo[0].python", "collect.repo[0].import_name", "collect.repo[0].p2p_files", "collect.repo[0].line_budget",
 		"collect.repo[0].f2p_pass_rate_max", "collect.repo[0].forbidden_links[0]", "collect.repo[0].earliest_test_date",
 		"collect.repo[0].levels", "collect.repo[0].test_file_timeout", `did you mean "collect.repo[0].install"`, "llm.endpoint", "llm.model"} {

@@ -332,7 +332,17 @@ func (h *highlighter) writeHunk(b *strings.Builder, lines []diffLine, lexer chro
 		removes = removes || l.kind == diffRemoved
 	}
 	var text strings.Builder
-	for _, side := range [2]diffKind{diffRemoved, diffAdded} {
+	var bufs [2]*[]chroma.Token // from h.toks, given back when the lines are written
+	defer func() {
+		for _, b := range bufs {
+			if b != nil {
+				clear(*b) // no texts kept alive by the pool
+				*b = (*b)[:0]
+				h.toks.Put(b)
+			}
+		}
+	}()
+	for k, side := range [2]diffKind{diffRemoved, diffAdded} {
 		if side == diffRemoved && !removes {
 			continue // context is written from the new side
 		}
@@ -348,7 +358,8 @@ func (h *highlighter) writeHunk(b *strings.Builder, lines []diffLine, lexer chro
 		if text.Len() == 0 {
 			continue
 		}
-		toks, ok := h.patchTokens(lexer, text.String(), budget)
+		bufs[k] = h.toks.Get().(*[]chroma.Token)
+		toks, ok := h.patchTokens(lexer, text.String(), budget, bufs[k])
 		if !ok || !coversExactly(toks, text.String()) {
 			continue
 		}

@@ -138,12 +138,15 @@ type highlighter struct {
 	// scratch holds buffers code is written into before it is known
 	// to highlight (*[]byte).
 	scratch sync.Pool
+	// toks holds token slices patches are lexed into (*[]chroma.Token).
+	toks sync.Pool
 }
 
 func newHighlighter() *highlighter {
 	python := lexers.Get("python")
 	h := &highlighter{python: python, fast: newPyFast(python), lexers: newLexerIndex()}
 	h.scratch.New = func() any { return new([]byte) }
+	h.toks.New = func() any { return new([]chroma.Token) }
 	plain := plainTypes()
 	top := 0
 	for t := range chroma.StandardTypes {
@@ -195,16 +198,21 @@ func (h *highlighter) chromaTokens(lexer chroma.Lexer, code string, budget *high
 // patchTokens tokenises one side of a hunk of a patch: Python only, by
 // pyPatch, never by chroma, which would take milliseconds a hunk over
 // thousands of patches in a build. Other languages are not highlighted.
-func (h *highlighter) patchTokens(lexer chroma.Lexer, text string, budget *highlightBudget) ([]chroma.Token, bool) {
+//
+// The tokens are lexed into *buf, which holds them afterwards (grown if
+// need be) for the caller to give back to h.toks.
+func (h *highlighter) patchTokens(lexer chroma.Lexer, text string, budget *highlightBudget, buf *[]chroma.Token) ([]chroma.Token, bool) {
 	if lexer != h.python || h.fast == nil || !budget.words(text) {
 		return nil, false
 	}
 	if q := pyOpenQuote(text); q != "" {
 		// The hunk starts inside a docstring: tokenised with its opening
 		// quotes put back, which are then dropped.
-		return dropPrefix(pyPatch(h.fast, q+text), len(q)), true
+		*buf = pyPatchInto(h.fast, q+text, *buf)
+		return dropPrefix(*buf, len(q)), true
 	}
-	return pyPatch(h.fast, text), true
+	*buf = pyPatchInto(h.fast, text, *buf)
+	return *buf, true
 }
 
 // countWords counts the identifiers in code, roughly.

@@ -18,66 +18,72 @@ import (
 // it colours as chroma would; only code that is not Python (a line ending
 // in "from", say) can carry chroma's state past a cut.
 func pyPatch(fast *pyFast, text string) []chroma.Token {
-	var parts [][]chroma.Token // the tokens of each piece, in order
+	return pyPatchInto(fast, text, nil)
+}
+
+// pyPatchInto is pyPatch appending to dst[:0], every piece's tokens
+// lexed straight into it: a build tokenises thousands of patches, and a
+// slice a piece then another to join them was a tenth of its bytes.
+func pyPatchInto(fast *pyFast, text string, dst []chroma.Token) []chroma.Token {
+	toks, pieces := dst[:0], 0
+	sink := func(t chroma.TokenType, v string) { toks = append(toks, chroma.Token{Type: t, Value: v}) }
 	for i := 0; i < len(text); {
 		end := pyPieceEnd(text, i)
-		if toks, ok := fast.tokens(text[i:end]); ok {
-			parts = append(parts, toks)
+		n := len(toks)
+		if fast.lex(text[i:end], sink) {
+			pieces++
 		} else {
-			parts = pyDeclined(fast, text[i:end], parts)
+			toks = toks[:n]
+			pieces = pyDeclined(fast, text[i:end], &toks, sink, pieces)
 		}
 		i = end
 	}
-	if len(parts) == 1 {
-		return parts[0]
+	if pieces > 1 {
+		toks = joinTokens(text, toks)
 	}
-	return joinTokens(text, parts)
+	return toks
 }
 
 // pyDeclined tokenises a piece of a patch that pyFast declines line by
 // line (a string spanning lines as one), each line it declines as plain
-// text.
-func pyDeclined(fast *pyFast, piece string, parts [][]chroma.Token) [][]chroma.Token {
+// text, appending to *toks through sink; it returns pieces counting the
+// parts it added.
+func pyDeclined(fast *pyFast, piece string, toks *[]chroma.Token, sink func(chroma.TokenType, string), pieces int) int {
 	c := newPyCutter()
 	for j := 0; j < len(piece); {
 		k, cut := c.next(piece, j)
 		for k < len(piece) && !cut {
 			k, cut = c.next(piece, k)
 		}
-		if toks, ok := fast.tokens(piece[j:k]); ok {
-			parts = append(parts, toks)
-		} else {
-			parts = append(parts, []chroma.Token{{Type: chroma.Text, Value: piece[j:k]}})
+		n := len(*toks)
+		if !fast.lex(piece[j:k], sink) {
+			*toks = append((*toks)[:n], chroma.Token{Type: chroma.Text, Value: piece[j:k]})
 		}
+		pieces++
 		j = k
 	}
-	return parts
+	return pieces
 }
 
-// joinTokens joins the tokens of consecutive pieces of text, merging
-// adjacent tokens of one type as chroma.Coalesce does.
-func joinTokens(text string, parts [][]chroma.Token) []chroma.Token {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	toks := make([]chroma.Token, 0, n)
+// joinTokens merges, in place, adjacent tokens of one type of pieces of
+// text lexed one after the other, as chroma.Coalesce does, and drops
+// empty ones.
+func joinTokens(text string, toks []chroma.Token) []chroma.Token {
+	out := toks[:0]
 	at, last := 0, 0 // where the next token and the last one start in text
-	for _, p := range parts {
-		for _, t := range p {
-			if t.Value == "" {
-				continue
-			}
-			if k := len(toks); k > 0 && toks[k-1].Type == t.Type {
-				toks[k-1].Value = text[last : at+len(t.Value)]
-			} else {
-				toks = append(toks, chroma.Token{Type: t.Type, Value: text[at : at+len(t.Value)]})
-				last = at
-			}
-			at += len(t.Value)
+	for _, t := range toks {
+		if t.Value == "" {
+			continue
 		}
+		if k := len(out); k > 0 && out[k-1].Type == t.Type {
+			out[k-1].Value = text[last : at+len(t.Value)]
+		} else {
+			out = append(out, chroma.Token{Type: t.Type, Value: text[at : at+len(t.Value)]})
+			last = at
+		}
+		at += len(t.Value)
 	}
-	return toks
+	return out
 }
 
 // pyPieceEnd is where the piece of text starting at i (at no string)

@@ -15,26 +15,41 @@ const Z95 = 1.959963984540054
 
 // Score is what a system achieved on a set of instances.
 type Score struct {
-	Instances int     // instances in the set: the denominator
-	Predicted int     // instances with a result
-	Resolved  int     // instances with every F2P and P2P test passing
-	passedSum float64 // sum over instances of the F2P fraction passed
+	Instances int // instances in the set: the denominator
+	Predicted int // instances with a result
+	// Resolved is the instances resolved by at least one attempt (with
+	// one attempt, the instances resolved): pass@k's count, where k is
+	// the attempts made. Boards rank by ResolvedRate, the mean over
+	// attempts, not by it.
+	Resolved int
+	// resolved1 sums over instances the share of attempts that resolved
+	// each (c/n; 0 or 1 with one attempt), passedSum the mean over
+	// attempts of the F2P fraction passed.
+	resolved1, passedSum float64
+	// Multi counts results with several attempts; passedUnknown those of
+	// them that do not give each attempt's F2P count (older files), for
+	// which % passed is not defined per attempt.
+	Multi, passedUnknown int
 
 	tokensIn, tokensOut float64
 	nIn, nOut           int // results that report input, output tokens
 	cost                float64
 	Costs               int // results that report a cost
+	turns               float64
+	Turns               int // results that report turns
 
 	// FeatBench's figures (paper 003, section 3.2): instances whose patch
 	// applied, whose every F2P test passed (feature validation), whose
 	// every P2P test passed (regression tests).
 	Applied, FeatureValid, RegressionFree int
-	fileRecall                            float64
-	FileRecalls                           int // results that report file_recall
-	fileInstances                         int // instances File% is a mean over
+	// RTInstances are the instances RT% is over: level 1 instances with
+	// pass-to-pass tests (level 2 builds from scratch, and the
+	// repository's tests are not run there).
+	RTInstances   int
+	fileRecall    float64
+	FileRecalls   int // results that report file_recall
+	fileInstances int // instances File% is a mean over
 
-	// Attempts: evaluated and resolved, summed over the results.
-	attempts, attemptsResolved int
 }
 
 // rate is n over the instances of the set.
@@ -45,16 +60,25 @@ func (s Score) rate(n int) float64 {
 	return float64(n) / float64(s.Instances)
 }
 
-// AppliedRate, FVRate and RTRate are FeatBench's Applied%, FV% and RT%
-// as fractions: shares of all the set's instances (a missing prediction
-// counts as failing each).
+// AppliedRate and FVRate are FeatBench's Applied% and FV% as fractions:
+// shares of all the set's instances (a missing prediction counts as
+// failing each). RTRate is over fewer instances.
 func (s Score) AppliedRate() float64 { return s.rate(s.Applied) }
 
 // FVRate: see AppliedRate.
 func (s Score) FVRate() float64 { return s.rate(s.FeatureValid) }
 
-// RTRate: see AppliedRate.
-func (s Score) RTRate() float64 { return s.rate(s.RegressionFree) }
+// RTRate is FeatBench's RT%, regression tests: the share of the
+// instances whose pass-to-pass tests are run (RTInstances) where the patch
+// applied and every one of them passed. ok is false when the set has no
+// such instance: level 2 runs none, and counting its instances as passing
+// made an empty patch score 50%.
+func (s Score) RTRate() (rate float64, ok bool) {
+	if s.RTInstances == 0 {
+		return 0, false
+	}
+	return float64(s.RegressionFree) / float64(s.RTInstances), true
+}
 
 // FileRate is FeatBench's File%, file-level localisation: the mean over
 // the set's instances of the share of the gold patch's files the
@@ -69,20 +93,24 @@ func (s Score) FileRate() (rate float64, ok bool) {
 	return s.fileRecall / float64(s.fileInstances), true
 }
 
-// MeanResolved is the share of attempts that resolved their instance, over
-// every attempt of every instance of the set (k per instance; a missing
-// prediction counts as k unresolved attempts): pass@1 estimated from k
-// attempts, beside pass@k, which is ResolvedRate.
-func (s Score) MeanResolved(k int) float64 {
-	if s.Instances == 0 || k < 1 {
+// ResolvedRate is the figure boards rank by: the mean over the set's
+// instances of the share of attempts that resolved each, a missing
+// prediction counting as unresolved. That share is pass@1's unbiased
+// estimate from n attempts of which c resolved (c/n, Chen et al. 2021),
+// so a system that made five attempts is ranked on what one attempt
+// achieves, as a system that made one is; with one attempt it is the
+// share of instances resolved.
+func (s Score) ResolvedRate() float64 {
+	if s.Instances == 0 {
 		return 0
 	}
-	return float64(s.attemptsResolved) / float64(s.Instances*k)
+	return s.resolved1 / float64(s.Instances)
 }
 
-// ResolvedRate is resolved instances over all instances in the set; a
-// missing prediction counts as unresolved.
-func (s Score) ResolvedRate() float64 {
+// AnyResolvedRate is the share of instances resolved by at least one
+// attempt: pass@k for k the attempts made, shown beside ResolvedRate,
+// which it equals with one attempt.
+func (s Score) AnyResolvedRate() float64 {
 	if s.Instances == 0 {
 		return 0
 	}
@@ -90,16 +118,27 @@ func (s Score) ResolvedRate() float64 {
 }
 
 // PassedRate is the mean over the set's instances of the fraction of F2P
-// tests passed; a missing prediction counts as none passed.
-func (s Score) PassedRate() float64 {
-	if s.Instances == 0 {
-		return 0
+// tests passed, per attempt where there are several (the mean over the
+// attempts); a missing prediction counts as none passed. ok is false when
+// a result with several attempts does not give each one's count: the
+// line's own lists are one attempt's, which would not be a mean.
+func (s Score) PassedRate() (rate float64, ok bool) {
+	if s.passedUnknown > 0 {
+		return 0, false
 	}
-	return s.passedSum / float64(s.Instances)
+	if s.Instances == 0 {
+		return 0, true
+	}
+	return s.passedSum / float64(s.Instances), true
 }
 
-// Interval is the 95% Wilson score interval of the resolved rate.
-func (s Score) Interval() (lo, hi float64) { return Wilson(s.Resolved, s.Instances, Z95) }
+// Interval is the 95% Wilson score interval of ResolvedRate over the
+// set's instances. With several attempts an instance's outcome is the
+// share of its attempts that resolved it, and the interval is Wilson's
+// for that mean over n instances (WilsonRate): an instance's share varies
+// no more than one 0-or-1 outcome of the same mean, so the interval is
+// at least as wide as the per-attempt figure needs.
+func (s Score) Interval() (lo, hi float64) { return WilsonRate(s.ResolvedRate(), s.Instances, Z95) }
 
 // TokensIn and TokensOut are mean tokens per instance over the results that
 // report them; ok is false when none do.
@@ -130,6 +169,15 @@ func (s Score) Cost() (mean float64, ok bool) {
 	return s.cost / float64(s.Costs), true
 }
 
+// MeanTurns is the mean number of model requests per instance over the
+// results that report it; ok is false when none do.
+func (s Score) MeanTurns() (mean float64, ok bool) {
+	if s.Turns == 0 {
+		return 0, false
+	}
+	return s.turns / float64(s.Turns), true
+}
+
 // Wilson returns the Wilson score interval for k successes in n trials.
 // Unlike the normal approximation it stays inside [0, 1] and behaves at
 // k = 0 and k = n, which small splits such as lite (30) need.
@@ -138,7 +186,18 @@ func Wilson(k, n int, z float64) (lo, hi float64) {
 		return 0, 0
 	}
 	k = min(max(k, 0), n)
-	p := float64(k) / float64(n)
+	return WilsonRate(float64(k)/float64(n), n, z)
+}
+
+// WilsonRate is Wilson's score interval for an observed rate p over n
+// trials: Wilson(k, n) for p = k/n, and the same formula for a rate that
+// is not a whole number of successes (a mean over attempts, or a
+// published rate rounded to a decimal).
+func WilsonRate(p float64, n int, z float64) (lo, hi float64) {
+	if n <= 0 || math.IsNaN(p) {
+		return 0, 0
+	}
+	p = min(max(p, 0), 1)
 	nf := float64(n)
 	z2 := z * z
 	den := 1 + z2/nf
@@ -146,10 +205,10 @@ func Wilson(k, n int, z float64) (lo, hi float64) {
 	half := z * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
 	lo, hi = math.Max(0, centre-half), math.Min(1, centre+half)
 	// Exact at the edges, where rounding would leave 1e-17 or 0.999…
-	if k == 0 {
+	if p == 0 {
 		lo = 0
 	}
-	if k == n {
+	if p == 1 {
 		hi = 1
 	}
 	return lo, hi
@@ -167,6 +226,10 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 		if in.Level != 2 || (r != nil && r.FileRecall != nil) {
 			s.fileInstances++
 		}
+		rt := in.Level != 2 && len(in.PassToPass) > 0
+		if rt {
+			s.RTInstances++
+		}
 		if r == nil {
 			continue
 		}
@@ -174,7 +237,15 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 		if r.Resolved {
 			s.Resolved++
 		}
-		s.passedSum += PassedFraction(in, r)
+		s.resolved1 += ResolvedShare(r)
+		if p, ok := PassedShare(in, r); ok {
+			s.passedSum += p
+		} else {
+			s.passedUnknown++
+		}
+		if r.Attempts > 1 {
+			s.Multi++
+		}
 		if r.TokensIn != nil {
 			s.nIn++
 			s.tokensIn += float64(*r.TokensIn)
@@ -187,12 +258,16 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 			s.Costs++
 			s.cost += *r.Cost
 		}
+		if r.Turns != nil {
+			s.Turns++
+			s.turns += float64(*r.Turns)
+		}
 		if r.PatchApplied {
 			s.Applied++
 			if len(r.F2PPassed) == len(in.FailToPass) && len(r.F2PFailed) == 0 {
 				s.FeatureValid++
 			}
-			if len(r.P2PPassed) == len(in.PassToPass) && len(r.P2PFailed) == 0 {
+			if rt && len(r.P2PPassed) == len(in.PassToPass) && len(r.P2PFailed) == 0 {
 				s.RegressionFree++
 			}
 		}
@@ -200,17 +275,47 @@ func Compute(instances []*bench.Instance, result Lookup) Score {
 			s.FileRecalls++
 			s.fileRecall += *r.FileRecall
 		}
-		n, c := r.Attempts, r.AttemptsResolved
-		if n == 0 { // files from before attempts were recorded: one
-			n, c = 1, 0
-			if r.Resolved {
-				c = 1
-			}
-		}
-		s.attempts += n
-		s.attemptsResolved += c
 	}
 	return s
+}
+
+// ResolvedShare is the share of a result's attempts that resolved its
+// instance, pass@1's unbiased estimate for it (c/n); with one attempt, 1
+// or 0. nil, no prediction, is 0.
+func ResolvedShare(r *bench.Result) float64 {
+	if r == nil {
+		return 0
+	}
+	if r.Attempts > 1 {
+		return float64(r.AttemptsResolved) / float64(r.Attempts)
+	}
+	if r.Resolved {
+		return 1
+	}
+	return 0
+}
+
+// PassedShare is a result's fraction of the instance's F2P tests passed,
+// the mean over its attempts where it has several; ok is false when it
+// has several but does not give each one's count. nil is 0.
+func PassedShare(in *bench.Instance, r *bench.Result) (share float64, ok bool) {
+	if r == nil {
+		return 0, true
+	}
+	if r.Attempts <= 1 {
+		return PassedFraction(in, r), true
+	}
+	if len(r.AttemptsPassed) != r.Attempts {
+		return 0, false
+	}
+	if len(in.FailToPass) == 0 {
+		return 0, true
+	}
+	sum := 0
+	for _, n := range r.AttemptsPassed {
+		sum += min(n, len(in.FailToPass))
+	}
+	return float64(sum) / float64(r.Attempts*len(in.FailToPass)), true
 }
 
 // PassedFraction is the fraction of the instance's F2P tests the result

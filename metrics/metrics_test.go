@@ -194,8 +194,8 @@ func TestCompute(t *testing.T) {
 			if got := s.ResolvedRate(); math.Abs(got-c.rate) > 1e-12 {
 				t.Errorf("ResolvedRate = %v, want %v", got, c.rate)
 			}
-			if got := s.PassedRate(); math.Abs(got-c.passed) > 1e-12 {
-				t.Errorf("PassedRate = %v, want %v", got, c.passed)
+			if got, ok := s.PassedRate(); !ok || math.Abs(got-c.passed) > 1e-12 {
+				t.Errorf("PassedRate = %v (ok %v), want %v", got, ok, c.passed)
 			}
 			lo, hi := s.Interval()
 			wlo, whi := metrics.Wilson(c.resolved, len(c.instances), metrics.Z95)
@@ -224,8 +224,8 @@ func TestCompute(t *testing.T) {
 
 func TestZeroScore(t *testing.T) {
 	var s metrics.Score
-	if s.ResolvedRate() != 0 || s.PassedRate() != 0 {
-		t.Errorf("zero Score rates = %v, %v", s.ResolvedRate(), s.PassedRate())
+	if p, ok := s.PassedRate(); s.ResolvedRate() != 0 || p != 0 || !ok {
+		t.Errorf("zero Score rates = %v, %v (ok %v)", s.ResolvedRate(), p, ok)
 	}
 	if lo, hi := s.Interval(); lo != 0 || hi != 0 {
 		t.Errorf("zero Score interval = [%v, %v]", lo, hi)
@@ -334,16 +334,24 @@ func TestFeatBenchFigures(t *testing.T) {
 	}
 	s := metrics.Compute(ins, func(in *bench.Instance) *bench.Result { return results[in.InstanceID] })
 	file, ok := s.FileRate()
+	rt, rtOK := s.RTRate()
+	if !rtOK || s.RTInstances != 2 {
+		t.Errorf("RT is over %d instances (ok %v), want a and b: level 2 and instances without pass-to-pass tests run none", s.RTInstances, rtOK)
+	}
+	// Level 2 alone, or no pass-to-pass tests: RT says nothing.
+	if r, ok := metrics.Compute(ins[4:], func(in *bench.Instance) *bench.Result { return results[in.InstanceID] }).RTRate(); ok {
+		t.Errorf("RT over level 2 instances = %v, ok; want not defined", r)
+	}
 	for _, c := range []struct {
 		name      string
 		got, want float64
 	}{
 		{"applied", s.AppliedRate(), 3.0 / 6},
 		{"FV", s.FVRate(), 3.0 / 6},
-		{"RT", s.RTRate(), 2.0 / 6},
+		{"RT over the level 1 instances with pass-to-pass tests (a, b)", rt, 1.0 / 2},
 		{"File", file, 1.5 / 4},
-		{"resolved (pass@3)", s.ResolvedRate(), 2.0 / 6},
-		{"mean over 3 attempts", s.MeanResolved(3), 5.0 / 18},
+		{"resolved by any attempt (pass@3)", s.AnyResolvedRate(), 2.0 / 6},
+		{"resolved, mean over 3 attempts (pass@1)", s.ResolvedRate(), 5.0 / 18},
 	} {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)

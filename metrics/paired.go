@@ -8,11 +8,14 @@ import (
 	"github.com/featbench/featbench/bench"
 )
 
-// Outcomes is a system's results on a list of instances as bit vectors:
-// the instances it made a prediction for, and those it resolved.
+// Outcomes is a system's results on a list of instances: the instances
+// it made a prediction for, and those it resolved, as bit vectors; and,
+// for a system with several attempts per instance, the share of attempts
+// that resolved each (its pass@1 there).
 type Outcomes struct {
 	n                   int
 	predicted, resolved []uint64
+	share               []float64 // nil while every outcome is 0 or 1
 }
 
 // NewOutcomes makes the outcomes of n instances, none predicted.
@@ -33,17 +36,59 @@ func (o Outcomes) Set(i int, predicted, resolved bool) {
 	}
 }
 
+// SetShare records a predicted instance i that a share of the system's
+// attempts resolved (c/n, in [0, 1]).
+func (o *Outcomes) SetShare(i int, share float64) {
+	o.Set(i, true, share > 0)
+	if share == 0 || share == 1 {
+		if o.share != nil {
+			o.share[i] = share
+		}
+		return
+	}
+	if o.share == nil {
+		o.share = make([]float64, o.n)
+		for j := range o.n {
+			if o.resolved[j/64]&(1<<(j%64)) != 0 {
+				o.share[j] = 1
+			}
+		}
+	}
+	o.share[i] = share
+}
+
+// at is instance i's share resolved.
+func (o Outcomes) at(i int) float64 {
+	if o.share != nil {
+		return o.share[i]
+	}
+	if o.resolved[i/64]&(1<<(i%64)) != 0 {
+		return 1
+	}
+	return 0
+}
+
 // Pair counts two systems' shared instances (both made a prediction) by
-// who resolved them.
+// who resolved them. With one attempt each, Both, OnlyA, OnlyB and Neither
+// are McNemar's four cells. With several attempts an instance's outcome
+// is the share of attempts that resolved it (pass@1), and the same cells
+// compare the shares: OnlyA counts the instances where A's share is the
+// higher, OnlyB where B's is, Both where they are equal and above 0,
+// Neither where both are 0; Attempts is then true. With 0-or-1 shares
+// the two readings are one.
 type Pair struct {
 	Both, OnlyA, OnlyB, Neither int
+	Attempts                    bool
 }
 
 // Shared is the instances both systems made a prediction for.
 func (p Pair) Shared() int { return p.Both + p.OnlyA + p.OnlyB + p.Neither }
 
-// PValue is the exact McNemar test's two-sided p-value on the instances
-// where the two differ.
+// PValue is the two-sided p-value of the exact test on the instances
+// where the two differ: McNemar's with one attempt each, and with several
+// the sign test on the instances' shares (which is what McNemar's exact
+// test is when the shares are 0 or 1): with no difference between the
+// systems, either is as likely to be the higher where they differ.
 func (p Pair) PValue() float64 { return McNemarExact(p.OnlyA, p.OnlyB) }
 
 // Paired counts a and b's shared instances. Both must be of the same
@@ -53,6 +98,26 @@ func Paired(a, b Outcomes) (Pair, error) {
 		return Pair{}, fmt.Errorf("pairing outcomes of %d and %d instances", a.n, b.n)
 	}
 	var p Pair
+	if a.share != nil || b.share != nil {
+		p.Attempts = true
+		for w := range a.predicted {
+			for shared := a.predicted[w] & b.predicted[w]; shared != 0; shared &= shared - 1 {
+				i := 64*w + bits.TrailingZeros64(shared)
+				x, y := a.at(i), b.at(i)
+				switch {
+				case x > y:
+					p.OnlyA++
+				case y > x:
+					p.OnlyB++
+				case x > 0:
+					p.Both++
+				default:
+					p.Neither++
+				}
+			}
+		}
+		return p, nil
+	}
 	for w := range a.predicted {
 		shared := a.predicted[w] & b.predicted[w]
 		ra, rb := a.resolved[w]&shared, b.resolved[w]&shared

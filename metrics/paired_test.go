@@ -94,7 +94,7 @@ func TestPaired(t *testing.T) {
 	if err != nil || got != want {
 		t.Fatalf("Paired = %+v, %v; want %+v", got, err, want)
 	}
-	if back, _ := Paired(b, a); back != (Pair{want.Both, want.OnlyB, want.OnlyA, want.Neither}) {
+	if back, _ := Paired(b, a); back != (Pair{Both: want.Both, OnlyA: want.OnlyB, OnlyB: want.OnlyA, Neither: want.Neither}) {
 		t.Errorf("Paired(b, a) = %+v, want a and b swapped in %+v", back, want)
 	}
 	if got.PValue() != McNemarExact(want.OnlyA, want.OnlyB) {

@@ -2,7 +2,10 @@ package site_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/featbench/featbench/metrics"
 	"github.com/featbench/featbench/site"
 )
 
@@ -309,5 +313,216 @@ func TestRepoTablesWithoutCountsSayWhy(t *testing.T) {
 	row := rowNode(t, parse(t, read(t, out, "datasets/example/v2/repos/index.html")), "featbench/textkit", "Per-repository averages")
 	if cells := find(row, func(n *html.Node) bool { return n.Data == "td" }); len(cells) == 0 || text(cells[0]) != "28" {
 		t.Errorf("the example's gold statistics lost their instance count")
+	}
+}
+
+// Filter checkboxes come from the dataset's tag vocabulary
+// (featbench.toml's filter_tags), not from whatever a submitter tags: the
+// FeatureBench boards offer its reasoning levels, the example's boards
+// none, and every other tag shows on its row as text. The boards also
+// offer each distinct model, scaffold and organisation.
+func TestBoardTagsFromVocabulary(t *testing.T) {
+	out, _ := buildShipped(t)
+	checkboxes := func(page string) []string {
+		var out []string
+		for _, in := range find(parse(t, page), func(n *html.Node) bool {
+			name, _ := attr(n, "name")
+			return n.Data == "input" && name == "tag"
+		}) {
+			v, _ := attr(in, "value")
+			out = append(out, v)
+		}
+		return out
+	}
+	fb := read(t, out, "leaderboard/featurebench/v1.0/lite/index.html")
+	if got := checkboxes(fb); fmt.Sprint(got) != "[low reasoning medium reasoning]" {
+		t.Errorf("FeatureBench lite offers tag filters %q, want its vocabulary [low reasoning medium reasoning]", got)
+	}
+	ex := read(t, out, "leaderboard/example/v2/lite/index.html")
+	if got := checkboxes(ex); len(got) != 0 {
+		t.Errorf("the example's board offers tag filters %q; its dataset defines none", got)
+	}
+	if !strings.Contains(ex, `<span class="tag">hand-written</span>`) {
+		t.Error("the example's board does not show the tag hand-written as text")
+	}
+	doc := parse(t, fb)
+	for name, want := range map[string]string{"model": "Claude Opus 4.5", "scaffold_name": "Mini-SWE-Agent", "org": "Anthropic"} {
+		sel := find(doc, func(n *html.Node) bool { v, _ := attr(n, "name"); return n.Data == "select" && v == name })
+		if len(sel) != 1 {
+			t.Errorf("FeatureBench lite has %d selects named %s, want 1", len(sel), name)
+			continue
+		}
+		if !slices.ContainsFunc(find(sel[0], func(n *html.Node) bool { return n.Data == "option" }), func(n *html.Node) bool { return text(n) == want }) {
+			t.Errorf("the %s filter does not offer %q", name, want)
+		}
+	}
+}
+
+// RT % is over the instances whose pass-to-pass tests run: the example's
+// empty patch scored 50% because level 1 passes them untouched and level
+// 2 runs none; it now shows "—" (every prediction empty), and the gold
+// patch 100% over the level 1 instances alone.
+func TestRTOverLevel1(t *testing.T) {
+	out, _ := buildShipped(t)
+	var doc struct {
+		Rows []struct {
+			System string   `json:"system"`
+			RT     *float64 `json:"rt_pct"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/example/v2/lite/board.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, r := range doc.Rows {
+		switch r.System {
+		case "Empty patch":
+			seen++
+			if r.RT != nil {
+				t.Errorf("the empty patch's RT %% is %v, want none (—)", *r.RT)
+			}
+		case "Gold patch":
+			seen++
+			if r.RT == nil || *r.RT != 100 {
+				t.Errorf("the gold patch's RT %% is %v, want 100", r.RT)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("board.json of example v2 lite lacks the gold or empty row")
+	}
+	if page := read(t, out, "leaderboard/example/v2/lite/index.html"); !strings.Contains(page, "Level 2 instances are left out") {
+		t.Error("the board does not say what RT % is over")
+	}
+}
+
+// Marks are explained where they show: "(routing)" and "(mock)" in
+// FeatureBench's names carry a note the board explains (and the system
+// page), logos show only on a board whose every organisation has one
+// (the example's, whose systems are all FeatBench's; not FeatureBench's),
+// and the checked mark says what it is in words, on reference rows too.
+func TestBoardMarksExplained(t *testing.T) {
+	out, _ := buildShipped(t)
+	fb := read(t, out, "leaderboard/featurebench/v1.0/lite/index.html")
+	doc := parse(t, fb)
+	legend := map[string]string{}
+	for _, dt := range find(doc, func(n *html.Node) bool {
+		id, _ := attr(n, "id")
+		return n.Data == "dt" && strings.HasPrefix(id, "board-mark-")
+	}) {
+		id, _ := attr(dt, "id")
+		legend[id] = text(dt)
+	}
+	for _, mark := range []string{"(routing)", "(mock)"} {
+		var id string
+		for k, v := range legend {
+			if strings.Contains(v, mark) {
+				id = k
+			}
+		}
+		if id == "" {
+			t.Errorf("the FeatureBench board does not explain %s: legend %q", mark, legend)
+			continue
+		}
+		refs := find(doc, func(n *html.Node) bool { h, _ := attr(n, "href"); return n.Data == "a" && h == "#"+id })
+		if len(refs) == 0 {
+			t.Errorf("no row refers to the note on %s", mark)
+		}
+	}
+	if strings.Contains(fb, `class="logo"`) {
+		t.Error("the FeatureBench board shows a logo although its organisations have none")
+	}
+	ex := read(t, out, "leaderboard/example/v2/lite/index.html")
+	if !strings.Contains(ex, `class="logo"`) || !strings.Contains(ex, "every organisation on this board has one") {
+		t.Error("the example's board, whose every organisation has a logo, does not show them and say why")
+	}
+	if !strings.Contains(ex, `<span class="checked-mark" title="re-run and checked by the maintainers">✓ checked</span>`) {
+		t.Error("the checked mark on the example's reference rows does not say what it is")
+	}
+	sys := text(parse(t, read(t, out, "datasets/featurebench/v1.0/systems/claude-code-routing_claude-opus-4.5/index.html")))
+	if !strings.Contains(sys, "(routing)Claude Code as it ships") && !strings.Contains(sys, "(routing) Claude Code as it ships") {
+		t.Errorf("the system page of Claude Code (routing) does not explain the mark")
+	}
+}
+
+// What readers of other boards rely on: each row links its per-instance
+// results (now published beside its system page), logs and trajectories
+// where it has them; a reported row has an interval too, derived from
+// its published rate and the split's size and marked so.
+func TestBoardRowsLinkAndDerive(t *testing.T) {
+	out, _ := buildShipped(t)
+	page := read(t, out, "leaderboard/example/v2/lite/index.html")
+	for _, href := range []string{
+		"/featbench/datasets/example/v2/systems/tiny-agent/lite/results.jsonl",
+		"/featbench/datasets/example/v2/systems/tiny-agent/lite/logs.tar.gz",
+	} {
+		if !strings.Contains(page, `href="`+href+`"`) {
+			t.Errorf("the example's board does not link %s from its row", href)
+		}
+	}
+	raw := read(t, out, "datasets/example/v2/systems/tiny-agent/lite/results.jsonl")
+	if want, _ := os.ReadFile("../data/submissions/example/v2/lite/20261123_tiny-agent/results.jsonl"); raw != string(want) {
+		t.Error("the published results.jsonl is not the submission's")
+	}
+	var doc struct {
+		Rows []struct {
+			System   string   `json:"system"`
+			Resolved *float64 `json:"resolved_pct"`
+			Lo       *float64 `json:"resolved_ci95_low"`
+			Hi       *float64 `json:"resolved_ci95_high"`
+			Derived  bool     `json:"resolved_ci95_derived"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/featurebench/v1.0/lite/board.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Rows {
+		if r.Resolved == nil {
+			continue
+		}
+		lo, hi := metrics.WilsonRate(*r.Resolved/100, 30, metrics.Z95)
+		if r.Lo == nil || r.Hi == nil || !r.Derived || *r.Lo != round1(lo*100) || *r.Hi != round1(hi*100) {
+			t.Errorf("%s: reported %v%% of 30 has interval %v–%v (derived %v), want %.1f–%.1f derived", r.System, *r.Resolved, r.Lo, r.Hi, r.Derived, lo*100, hi*100)
+		}
+	}
+	if !strings.Contains(read(t, out, "leaderboard/featurebench/v1.0/lite/index.html"), "derived</span>") {
+		t.Error("the FeatureBench board does not mark its intervals as derived")
+	}
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// A turns column where figures exist: the mean model requests per
+// instance over the results that report them (the statistics project's
+// Top reports 10 or 12 on its even instances), "—" elsewhere, and in
+// the downloads with the count it is over.
+func TestBoardTurns(t *testing.T) {
+	out := buildStats(t)
+	doc := parse(t, read(t, out, "leaderboard/demo/v1/full/index.html"))
+	if len(find(doc, func(n *html.Node) bool { k, _ := attr(n, "data-key"); return n.Data == "th" && k == "turns" })) != 1 {
+		t.Fatal("the board has no Turns column although a system reports turns")
+	}
+	var board struct {
+		Rows []struct {
+			System string   `json:"system"`
+			Turns  *float64 `json:"turns"`
+			N      *int     `json:"results_with_turns"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(read(t, out, "leaderboard/demo/v1/full/board.json")), &board); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range board.Rows {
+		switch {
+		case r.System == "Top" && (r.Turns == nil || *r.Turns != 11 || r.N == nil || *r.N != 30):
+			t.Errorf("Top's turns %v over %v results, want 11 over 30", r.Turns, r.N)
+		case r.System != "Top" && r.Turns != nil:
+			t.Errorf("%s reports no turns but shows %v", r.System, *r.Turns)
+		}
+	}
+	// Shipped boards report none: no column.
+	shipped, _ := buildShipped(t)
+	if strings.Contains(read(t, shipped, "leaderboard/example/v2/lite/index.html"), `data-key="turns"`) {
+		t.Error("a board whose systems report no turns has a Turns column")
 	}
 }

@@ -3,9 +3,11 @@ package site
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -54,6 +56,7 @@ func (b *builder) chartsPage(ds *bench.Dataset) templ.Component {
 				b.tokensChart(bd, id, true),
 				b.tokensChart(bd, id, false),
 				b.paretoChart(bd, id),
+				b.timeChart(bd, id),
 				b.levelChart(bd, id, false),
 				b.levelChart(bd, id, true),
 			},
@@ -140,7 +143,9 @@ func options(c interface {
 	}
 	for _, y := range axisList(o["yAxis"]) {
 		if y["type"] == "category" {
-			y["axisLabel"] = map[string]any{"interval": 0, "width": 150, "overflow": "truncate"}
+			// Names wrap onto more lines, never cut (site.js sets the
+			// width to the room; barHeight leaves three lines a name).
+			y["axisLabel"] = map[string]any{"interval": 0, "width": 150, "overflow": "break", "lineHeight": 14}
 		} else if y["name"] != nil {
 			y["nameTextStyle"] = map[string]any{"align": "left"}
 		}
@@ -160,13 +165,118 @@ func options(c interface {
 			x["axisLabel"] = map[string]any{"alignMinLabel": "left", "alignMaxLabel": "right"}
 		}
 	}
+	logScale(o)
 	return o
 }
 
-// placeLabels marks a series whose points are named on the chart: site.js
-// places each name where it fits (labelPlace, which ECharts ignores):
-// "side" beside its point, on the side with more room, cut to it; "front"
-// on a Pareto front, above the point and away from the line.
+// logScale draws a log x axis as a value axis over the values' base-10
+// logarithms, with ticks at 1, 2 and 5 times powers of ten (or finer, to
+// have at least four): ECharts' log axis ticks only at powers of ten,
+// which left two ticks on a chart whose points span less than a decade.
+// Each point keeps its value as a third coordinate, and the axis its
+// ticks as logTicks: site.js labels the ticks and the tooltips with the
+// values, not their logarithms.
+func logScale(o map[string]any) {
+	axes := axisList(o["xAxis"])
+	if len(axes) == 0 || axes[0]["type"] != "log" {
+		return
+	}
+	x := axes[0]
+	series, _ := o["series"].([]any)
+	var values [][]any
+	for _, s := range series {
+		m, _ := s.(map[string]any)
+		data, _ := m["data"].([]any)
+		for _, d := range data {
+			if dm, ok := d.(map[string]any); ok {
+				if v, ok := dm["value"].([]any); ok && len(v) >= 2 {
+					values = append(values, v)
+				}
+			}
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range values {
+		if f, ok := v[0].(float64); ok && f > 0 {
+			lo, hi = min(lo, f), max(hi, f)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		x["type"] = "value"
+		return
+	}
+	ticks := logTicks(lo, hi)
+	logs := make([]float64, len(ticks))
+	for i, t := range ticks {
+		logs[i] = math.Log10(t)
+	}
+	x["type"] = "value"
+	x["min"], x["max"] = logs[0], logs[len(logs)-1]
+	x["logTicks"] = logs
+	delete(x, "scale")
+	for _, s := range series {
+		m, _ := s.(map[string]any)
+		data, _ := m["data"].([]any)
+		for i, d := range data {
+			dm, ok := d.(map[string]any)
+			if !ok {
+				continue
+			}
+			v, ok := dm["value"].([]any)
+			if !ok || len(v) < 2 {
+				continue
+			}
+			if f, ok := v[0].(float64); ok && f > 0 {
+				dm["value"] = []any{math.Log10(f), v[1], f}
+				data[i] = dm
+			}
+		}
+	}
+}
+
+// logTicks are the ticks of a log axis holding [lo, hi] (both above 0):
+// the first set of mantissas (1; 1, 2, 5; 1, 1.5, 2, 3, 5, 7) whose
+// multiples of powers of ten give at least four ticks, from the last at or
+// below lo to the first at or above hi; at most ten.
+func logTicks(lo, hi float64) []float64 {
+	sets := [][]float64{{1}, {1, 2, 5}, {1, 1.5, 2, 3, 5, 7}}
+	var best []float64
+	for _, ms := range sets {
+		var all []float64
+		for e := math.Floor(math.Log10(lo)) - 1; e <= math.Ceil(math.Log10(hi))+1; e++ {
+			for _, m := range ms {
+				all = append(all, m*math.Pow(10, e))
+			}
+		}
+		first, last := 0, len(all)-1
+		for i, t := range all {
+			if t <= lo*(1+1e-9) {
+				first = i
+			}
+		}
+		for i := len(all) - 1; i >= 0; i-- {
+			if all[i] >= hi*(1-1e-9) {
+				last = i
+			}
+		}
+		ticks := all[first : last+1]
+		if len(ticks) > 10 && best != nil {
+			break
+		}
+		best = ticks
+		if len(ticks) >= 4 {
+			break
+		}
+	}
+	return best
+}
+
+// placeLabels marks series whose points are named on the chart: site.js
+// places each name inside the plot, clear of every point, of the Pareto
+// line and of the other names (labelPlace, which ECharts ignores), or
+// numbers the point and names it in a key under the chart where no place
+// is free; "front" prefers above and left of the point, away from the
+// Pareto line, "side" beside it.
 func placeLabels(o map[string]any, place string, series ...string) {
 	list, _ := o["series"].([]any)
 	for _, s := range list {
@@ -241,8 +351,15 @@ func (b *builder) passVsLines(ds *bench.Dataset) templates.Chart {
 			}
 		}
 		if len(pts) > 0 {
-			sc.AddSeries("instances", pts)
-			ch.Options = options(sc)
+			// Instances are named when there are few enough to read.
+			if len(pts) <= maxNamedPoints {
+				sc.AddSeries("instances", pts, pointNames)
+				ch.Options = options(sc)
+				placeLabels(ch.Options.(map[string]any), "side", "instances")
+			} else {
+				sc.AddSeries("instances", pts)
+				ch.Options = options(sc)
+			}
 			return ch
 		}
 	}
@@ -280,9 +397,10 @@ func (b *builder) passVsLines(ds *bench.Dataset) templates.Chart {
 		ch.Table = templates.ChartTable{}
 		return ch
 	}
-	sc.AddSeries("repositories", pts)
-	ch.Caption = "One point per repository: the mean over the systems that publish it of their % passed on the repository, against its mean gold-patch lines (per-instance results are not available for this dataset)."
+	sc.AddSeries("repositories", pts, pointNames)
+	ch.Caption = "One point per repository, named: the mean over the systems that publish it of their % passed on the repository, against its mean gold-patch lines (per-instance results are not available for this dataset)."
 	ch.Options = options(sc)
+	placeLabels(ch.Options.(map[string]any), "side", "repositories")
 	return ch
 }
 
@@ -419,20 +537,18 @@ func (b *builder) tokensChart(bd *board, section string, in bool) templates.Char
 		ch.Table = templates.ChartTable{}
 		return ch
 	}
-	// The points of the figure the board ranks by are named; the other
-	// figure's sit straight above or below them, at the same tokens.
-	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", FontSize: 11})
-	named := "% resolved"
+	// Both series' points are named (site.js places each name clear of
+	// every point and other name, or numbers it with a key under the
+	// chart where there is no room), the ranking figure's first.
 	if bd.ds.Ranking() == bench.RankPassed {
-		named = "% passed"
-		sc.AddSeries("% resolved", res)
-		sc.AddSeries("% passed", pass, label)
+		sc.AddSeries("% passed", pass, pointNames)
+		sc.AddSeries("% resolved", res, pointNames)
 	} else {
-		sc.AddSeries("% resolved", res, label)
-		sc.AddSeries("% passed", pass)
+		sc.AddSeries("% resolved", res, pointNames)
+		sc.AddSeries("% passed", pass, pointNames)
 	}
 	ch.Options = options(sc)
-	placeLabels(ch.Options.(map[string]any), "side", named)
+	placeLabels(ch.Options.(map[string]any), "side", "% resolved", "% passed")
 	return ch
 }
 
@@ -507,8 +623,7 @@ func (b *builder) paretoChart(bd *board, section string) templates.Chart {
 		}
 		ch.Table.Rows = append(ch.Table.Rows, []string{p.name, p.xs, num(p.y, 1), front})
 	}
-	sc.AddSeries("on the front", named,
-		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", FontSize: 11}))
+	sc.AddSeries("on the front", named, pointNames)
 	sc.AddSeries("others", others)
 	line := charts.NewLine()
 	line.AddSeries("Pareto front", front, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
@@ -517,6 +632,89 @@ func (b *builder) paretoChart(bd *board, section string) templates.Chart {
 	placeLabels(ch.Options.(map[string]any), "front", "on the front")
 	return ch
 }
+
+// timeChart is the best % resolved by submission date: a step line of
+// the best a ranked system had reached by each date, each system a point
+// at its date, the ones that set a new best named.
+func (b *builder) timeChart(bd *board, section string) templates.Chart {
+	ch := templates.Chart{ID: section + "-time", Title: "Best resolved rate over time",
+		Caption: "One point per system at its submission date: % resolved (per attempt for a system with several; as published for a reported one). The line is the best any ranked system had reached by each date; the systems that raised it are named."}
+	type sub struct {
+		name string
+		when time.Time
+		y    float64
+	}
+	var subs []sub
+	for _, e := range bd.ranked() {
+		if e.row.Resolved.Missing {
+			continue
+		}
+		subs = append(subs, sub{e.row.Name, e.sub.Date, e.row.Resolved.Sort})
+	}
+	if len(subs) == 0 {
+		ch.Empty = "No ranked system on this split has a % resolved."
+		return ch
+	}
+	sort.SliceStable(subs, func(i, j int) bool {
+		if !subs[i].when.Equal(subs[j].when) {
+			return subs[i].when.Before(subs[j].when)
+		}
+		return subs[i].y > subs[j].y
+	})
+	day := func(t time.Time) string { return t.UTC().Format("2006-01-02") }
+	var records, others []opts.ScatterData
+	var line []opts.LineData
+	best := -1.0
+	ch.Table.Columns = []string{"system", "date", "% resolved", "best by then"}
+	for i, s := range subs {
+		d := opts.ScatterData{Name: s.name, Value: []any{day(s.when), s.y}}
+		if s.y > best {
+			best = s.y
+			records = append(records, d)
+		} else {
+			others = append(others, d)
+		}
+		// One step a date: the best once every system of the date counts.
+		if i+1 == len(subs) || !subs[i+1].when.Equal(s.when) {
+			line = append(line, opts.LineData{Name: "best by " + day(s.when), Value: []any{day(s.when), best}})
+		}
+		ch.Table.Rows = append(ch.Table.Rows, []string{s.name, day(s.when), num(s.y, 1), num(best, 1)})
+	}
+	// The axis spans at least two weeks of whole days: submissions of one
+	// date made an axis of hours (06:00, 12:00) with the line a point. The
+	// line goes on to the axis's end: the best as of the last date.
+	first, last := subs[0].when.UTC().Truncate(24*time.Hour), subs[len(subs)-1].when.UTC().Truncate(24*time.Hour)
+	if span := last.Sub(first); span < minTimeSpan {
+		pad := (minTimeSpan - span) / 2
+		pad = pad.Truncate(24 * time.Hour)
+		first, last = first.Add(-pad), last.Add(pad)
+	}
+	first, last = first.Add(-24*time.Hour), last.Add(24*time.Hour)
+	if day(last) != day(subs[len(subs)-1].when) {
+		line = append(line, opts.LineData{Name: "best as of the last submission", Value: []any{day(last), best}, Symbol: "none"})
+	}
+	sc := scatterWith("submission date", "% resolved", "time", "32")
+	sc.AddSeries("raised the best", records, pointNames)
+	sc.AddSeries("others", others)
+	l := charts.NewLine()
+	l.AddSeries("best so far", line, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
+	sc.Overlap(l)
+	o := options(sc)
+	for _, x := range axisList(o["xAxis"]) {
+		x["min"], x["max"] = day(first), day(last)
+		x["minInterval"] = 24 * time.Hour / time.Millisecond
+		// Short labels, a phone's axis holds five: "21 Jan", "Feb ’26",
+		// the year alone at its turn.
+		x["splitNumber"] = 4
+		x["axisLabel"] = map[string]any{"formatter": map[string]any{"year": "{yyyy}", "month": "{MMM} ’{yy}", "day": "{d} {MMM}"}, "hideOverlap": true}
+	}
+	ch.Options = o
+	placeLabels(ch.Options.(map[string]any), "front", "raised the best")
+	return ch
+}
+
+// minTimeSpan is the least span of dates a time chart's axis shows.
+const minTimeSpan = 14 * 24 * time.Hour
 
 // levelChart is % resolved (or % passed) on L1 and L2 instances per
 // system, in leaderboard order (paper Table 8 gives both).
@@ -531,12 +729,13 @@ func (b *builder) levelChart(bd *board, section string, passed bool) templates.C
 		yName = "% passed"
 		pick = func(r templates.Row) (l1, l2 templates.Cell) { return r.L1Passed, r.L2Passed }
 	}
-	var cats []string
+	var cats, without []string
 	var l1, l2 []opts.BarData
 	ch.Table.Columns = []string{"system", "L1", "L2"}
 	for _, e := range bd.ranked() {
 		c1, c2 := pick(e.row)
 		if c1.Missing && c2.Missing {
+			without = append(without, e.row.Name)
 			continue
 		}
 		cats = append(cats, e.row.Name)
@@ -549,6 +748,14 @@ func (b *builder) levelChart(bd *board, section string, passed bool) templates.C
 		ch.Table = templates.ChartTable{}
 		return ch
 	}
+	if len(without) > 0 {
+		what := "publishes"
+		if len(without) > 1 {
+			what = "publish"
+		}
+		ch.Without = fmt.Sprintf("Not shown: %s, which %s no %s by level (%d of the %d ranked systems).",
+			strings.Join(without, "; "), what, yName, len(without), len(bd.ranked()))
+	}
 	bar := barBase(yName, cats, false)
 	bar.AddSeries("L1", l1)
 	bar.AddSeries("L2", l2)
@@ -556,6 +763,13 @@ func (b *builder) levelChart(bd *board, section string, passed bool) templates.C
 	ch.Height = barHeight(len(cats), 2)
 	return ch
 }
+
+// pointNames shows each point's name: site.js places it (placeLabels).
+var pointNames = charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", FontSize: 11})
+
+// maxNamedPoints is the most points a scatter of instances names: more
+// and the names are no longer readable (the table has them).
+const maxNamedPoints = 60
 
 func barValue(c templates.Cell) opts.BarData {
 	if c.Missing {

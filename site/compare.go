@@ -30,7 +30,9 @@ func (b *builder) comparePage(bd *board) (templ.Component, error) {
 	ins := ds.SplitInstances(bd.split)
 	c.Instances = len(ins)
 	d := &c.Data
-	d.Base = u.dataset(ds) + "instances/"
+	if ds.PublishesStatements() {
+		d.Base = u.dataset(ds) + "instances/"
+	}
 	d.IDs = make([]string, len(ins))
 	d.Repo = make([]int, len(ins))
 	d.Level = make([]int, len(ins))
@@ -55,11 +57,18 @@ func (b *builder) comparePage(bd *board) (templ.Component, error) {
 		sys := templates.CompareSystem{
 			Slug: e.sub.Slug, Name: e.sub.Name, URL: u.system(ds, e.sub.Slug), Resolved: e.score.Resolved, Ref: e.ref(),
 		}
-		c.Systems = append(c.Systems, sys)
+		if e.score.Multi > 0 {
+			sys.Pass1 = pctCell(e.score.ResolvedRate(), 1).Text
+		}
 		out := make([]byte, len(ins))
 		o := metrics.NewOutcomes(len(ins))
+		var tries []string // "c/n" per instance, for a system with several attempts
+		if e.score.Multi > 0 {
+			tries = make([]string, len(ins))
+		}
 		for i, in := range ins {
-			switch r := e.sub.ResultOf(in); {
+			r := e.sub.ResultOf(in)
+			switch {
 			case r == nil:
 				out[i] = '.'
 			case r.Resolved:
@@ -67,9 +76,25 @@ func (b *builder) comparePage(bd *board) (templ.Component, error) {
 			default:
 				out[i] = 'n'
 			}
-			o.Set(i, out[i] != '.', out[i] == 'y')
+			if r == nil {
+				continue
+			}
+			// Paired on the per-attempt basis the board ranks by.
+			o.SetShare(i, metrics.ResolvedShare(r))
+			if tries != nil {
+				n, k := max(r.Attempts, 1), r.AttemptsResolved
+				if r.Attempts <= 1 && r.Resolved {
+					k = 1
+				}
+				tries[i] = strconv.Itoa(k) + "/" + strconv.Itoa(n)
+			}
 		}
+		c.Systems = append(c.Systems, sys)
 		d.Outcomes = append(d.Outcomes, string(out))
+		d.Tries = append(d.Tries, tries)
+		if tries != nil {
+			c.PerAttempt = true
+		}
 		outcomes = append(outcomes, o)
 	}
 	d.Systems = c.Systems
@@ -89,7 +114,7 @@ func (b *builder) comparePage(bd *board) (templ.Component, error) {
 			}
 			pairs[[2]int{i, j}] = p
 			d.Pairs = append(d.Pairs, templates.PairData{
-				N: [4]int{p.Both, p.OnlyA, p.OnlyB, p.Neither}, P: pValue(p.PValue()), Low: p.PValue() < 0.05,
+				N: [4]int{p.Both, p.OnlyA, p.OnlyB, p.Neither}, P: pValue(p.PValue()), Low: p.PValue() < 0.05, Attempts: p.Attempts,
 			})
 		}
 	}
@@ -111,6 +136,7 @@ func (b *builder) comparePage(bd *board) (templ.Component, error) {
 		c.Neighbours = append(c.Neighbours, templates.ComparePair{
 			A: c.Systems[i], B: c.Systems[j], RankA: entries[i].row.Rank, RankB: entries[j].row.Rank,
 			Both: p.Both, OnlyA: p.OnlyA, OnlyB: p.OnlyB, Neither: p.Neither, Shared: p.Shared(), P: pValue(p.PValue()),
+			Attempts: p.Attempts,
 		})
 	}
 

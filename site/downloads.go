@@ -31,6 +31,7 @@ type boardRecord struct {
 	Resolved      *float64 `json:"resolved_pct"`
 	ResolvedLow   *float64 `json:"resolved_ci95_low"`
 	ResolvedHigh  *float64 `json:"resolved_ci95_high"`
+	CIDerived     bool     `json:"resolved_ci95_derived"` // from a reported rate and the split's size, not from results
 	Passed        *float64 `json:"passed_pct"`
 	L1Resolved    *float64 `json:"l1_resolved_pct"`
 	L1Passed      *float64 `json:"l1_passed_pct"`
@@ -44,11 +45,14 @@ type boardRecord struct {
 	Cost          *float64 `json:"cost_per_instance"`
 	TokensN       *int     `json:"results_with_tokens"`
 	CostN         *int     `json:"results_with_cost"`
+	Turns         *float64 `json:"turns"` // mean model requests per instance
+	TurnsN        *int     `json:"results_with_turns"`
 	Date          string   `json:"date"`
 	OpenScaffold  bool     `json:"open_scaffold"`
 	OpenWeights   bool     `json:"open_weights"`
 	Checked       bool     `json:"checked"`
 	Attempts      int      `json:"attempts"`
+	PassAtK       *float64 `json:"pass_at_k_pct"` // resolved by any attempt, with attempts > 1: resolved_pct is then the mean over attempts
 	Tags          []string `json:"tags"`
 	Reported      bool     `json:"reported"`
 	Source        string   `json:"source"`
@@ -57,10 +61,10 @@ type boardRecord struct {
 
 // boardColumns are the CSV header, in boardRecord's order.
 var boardColumns = []string{"rank", "rank_ci95_low", "rank_ci95_high", "reference", "system", "slug", "scaffold", "model", "organisations",
-	"resolved_pct", "resolved_ci95_low", "resolved_ci95_high", "passed_pct",
+	"resolved_pct", "resolved_ci95_low", "resolved_ci95_high", "resolved_ci95_derived", "passed_pct",
 	"l1_resolved_pct", "l1_passed_pct", "l2_resolved_pct", "l2_passed_pct", "fv_pct", "rt_pct", "file_pct",
-	"tokens_in", "tokens_out", "cost_per_instance", "results_with_tokens", "results_with_cost",
-	"date", "open_scaffold", "open_weights", "checked", "attempts", "tags", "reported", "source", "url"}
+	"tokens_in", "tokens_out", "cost_per_instance", "results_with_tokens", "results_with_cost", "turns", "results_with_turns",
+	"date", "open_scaffold", "open_weights", "checked", "attempts", "pass_at_k_pct", "tags", "reported", "source", "url"}
 
 // value is a cell's number at the precision the downloads give: reported
 // figures exactly as published, computed percentages to two decimals,
@@ -92,9 +96,9 @@ func records(v *templates.Board, absolute func(string) string) []boardRecord {
 			L1Resolved: value(r.L1Resolved, pct), L1Passed: value(r.L1Passed, pct),
 			L2Resolved: value(r.L2Resolved, pct), L2Passed: value(r.L2Passed, pct),
 			FV: value(r.FV, pct), RT: value(r.RT, pct), File: value(r.File, pct),
-			TokensIn: value(r.TokensIn, tok), TokensOut: value(r.TokensOut, tok), Cost: value(r.Cost, cost),
+			TokensIn: value(r.TokensIn, tok), TokensOut: value(r.TokensOut, tok), Cost: value(r.Cost, cost), Turns: value(r.Turns, 1),
 			Date: r.Date, OpenScaffold: r.OpenScaffold, OpenWeights: r.OpenWeights, Checked: r.Checked,
-			Attempts: r.Attempts, Tags: r.Tags, Reported: r.Reported, Source: r.Source, URL: absolute(r.URL),
+			Attempts: r.Attempts, PassAtK: value(r.AnyResolved, pct), Tags: r.Tags, Reported: r.Reported, Source: r.Source, URL: absolute(r.URL),
 		}
 		if rec.Tags == nil {
 			rec.Tags = []string{}
@@ -109,11 +113,11 @@ func records(v *templates.Board, absolute func(string) string) []boardRecord {
 		}
 		if r.HasCI {
 			lo, hi := r.ResolvedLo, r.ResolvedHi
-			rec.ResolvedLow, rec.ResolvedHigh = &lo, &hi
+			rec.ResolvedLow, rec.ResolvedHigh, rec.CIDerived = &lo, &hi, r.CIDerived
 		}
 		if !r.Reported {
-			tn, cn := r.TokensN, r.CostN
-			rec.TokensN, rec.CostN = &tn, &cn
+			tn, cn, un := r.TokensN, r.CostN, r.TurnsN
+			rec.TokensN, rec.CostN, rec.TurnsN = &tn, &cn, &un
 		}
 		out = append(out, rec)
 	}
@@ -150,11 +154,11 @@ func boardCSV(v *templates.Board, absolute func(string) string) ([]byte, error) 
 	for _, r := range records(v, absolute) {
 		row := []string{i(r.Rank), i(r.RankLow), i(r.RankHigh), strconv.FormatBool(r.Reference), text(r.System), text(r.Slug), text(r.Scaffold), text(r.Model),
 			text(strings.Join(r.Organisations, "; ")),
-			f(r.Resolved), f(r.ResolvedLow), f(r.ResolvedHigh), f(r.Passed),
+			f(r.Resolved), f(r.ResolvedLow), f(r.ResolvedHigh), strconv.FormatBool(r.CIDerived), f(r.Passed),
 			f(r.L1Resolved), f(r.L1Passed), f(r.L2Resolved), f(r.L2Passed), f(r.FV), f(r.RT), f(r.File),
-			f(r.TokensIn), f(r.TokensOut), f(r.Cost), i(r.TokensN), i(r.CostN),
+			f(r.TokensIn), f(r.TokensOut), f(r.Cost), i(r.TokensN), i(r.CostN), f(r.Turns), i(r.TurnsN),
 			r.Date, strconv.FormatBool(r.OpenScaffold), strconv.FormatBool(r.OpenWeights), strconv.FormatBool(r.Checked),
-			strconv.Itoa(r.Attempts), text(strings.Join(r.Tags, "; ")), strconv.FormatBool(r.Reported), text(r.Source), text(r.URL)}
+			strconv.Itoa(r.Attempts), f(r.PassAtK), text(strings.Join(r.Tags, "; ")), strconv.FormatBool(r.Reported), text(r.Source), text(r.URL)}
 		if err := w.Write(row); err != nil {
 			return nil, err
 		}

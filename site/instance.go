@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -75,7 +76,7 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 			if !e.sub.PerInstance() {
 				continue
 			}
-			sys := templates.InstanceSystem{Name: e.sub.Name, URL: e.row.URL, Split: bd.split, Reference: e.ref(),
+			sys := templates.InstanceSystem{Name: e.sub.Name, Lead: b.systemLead(bd, e), Split: bd.split, Reference: e.ref(),
 				Trajectories: b.trajectoryLinks(e.sub, in.InstanceID)}
 			r := e.sub.ResultOf(in)
 			if r == nil {
@@ -83,7 +84,7 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 			} else {
 				// Thousands of pages times every system: no fmt here.
 				sys.Resolved, sys.Applied, sys.Empty = r.Resolved, r.PatchApplied, emptyPrediction(r)
-				sys.Passed = strconv.Itoa(len(r.F2PPassed)) + " of " + strconv.Itoa(len(in.FailToPass))
+				sys.Passed, sys.Of = len(r.F2PPassed), len(in.FailToPass)
 				sys.Failures = failures(r, sys.Empty)
 				sys.Flags = flagViews(r)
 			}
@@ -229,4 +230,54 @@ func settings(raw json.RawMessage) ([]templates.Setting, string) {
 		out = append(out, st)
 	}
 	return out, ""
+}
+
+// rowLeads are the first cells of the rows pages hold by the hundred
+// thousand, made once and shared: each instance's on the system pages
+// (by dataset and split, in SplitInstances' order), each system's on the
+// instance pages (by board entry). Pages render concurrently.
+type rowLeads struct {
+	mu       sync.Mutex
+	outcomes map[outcomeKey][]templates.HTML
+	systems  map[*entry]templates.HTML
+}
+
+type outcomeKey struct {
+	ds    *bench.Dataset
+	split string
+}
+
+// outcomeLeads are the system pages' row leads of a split's instances.
+func (b *builder) outcomeLeads(ds *bench.Dataset, split string) []templates.HTML {
+	k := outcomeKey{ds, split}
+	b.leads.mu.Lock()
+	defer b.leads.mu.Unlock()
+	if l, ok := b.leads.outcomes[k]; ok {
+		return l
+	}
+	ins := ds.SplitInstances(split)
+	l := make([]templates.HTML, len(ins))
+	for i, in := range ins {
+		l[i] = templates.OutcomeLead(in.InstanceID, b.m.u.instance(ds, in.InstanceID), in.Repo, in.Level)
+	}
+	if b.leads.outcomes == nil {
+		b.leads.outcomes = map[outcomeKey][]templates.HTML{}
+	}
+	b.leads.outcomes[k] = l
+	return l
+}
+
+// systemLead is the instance pages' row lead of a board's entry.
+func (b *builder) systemLead(bd *board, e *entry) templates.HTML {
+	b.leads.mu.Lock()
+	defer b.leads.mu.Unlock()
+	if l, ok := b.leads.systems[e]; ok {
+		return l
+	}
+	l := templates.SystemLead(e.sub.Name, e.row.URL, bd.split, e.ref())
+	if b.leads.systems == nil {
+		b.leads.systems = map[*entry]templates.HTML{}
+	}
+	b.leads.systems[e] = l
+	return l
 }

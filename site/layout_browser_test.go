@@ -58,7 +58,15 @@ var pageTypes = []struct{ kind, path string }{
 	{"compare", exampleCompare},
 	{"trajectory", fixtureTraj},
 	{"instance", fixtureTrajInst},
+	{"not-found", browserBase + "404.html"},
+	// A dataset whose statements are private: ids as text, no task pages.
+	{"dataset", privateBase + "datasets/demo/v1/"},
+	{"system", privateBase + "datasets/demo/v1/systems/agent-a/"},
 }
+
+// privateBase serves the fixture whose dataset.toml says statements =
+// "private".
+const privateBase = "/private/"
 
 func TestBrowserLayout(t *testing.T) {
 	chromium := testenv.Chromium(t)
@@ -66,9 +74,16 @@ func TestBrowserLayout(t *testing.T) {
 	t.Cleanup(cancel)
 	dir := buildSiteForBrowser(t, ctx)
 	traj := trajectoryFixture(t, ctx)
+	popts := statementsProject(t, "private")
+	popts.Config.BaseURL = privateBase
+	prep, err := site.Build(ctx, popts)
+	if err != nil {
+		t.Fatalf("building the fixture with private statements: %v", err)
+	}
 	mux := http.NewServeMux()
 	mux.Handle(browserBase, site.Handler(dir, browserBase))
 	mux.Handle(fixtureBase, site.Handler(traj, fixtureBase))
+	mux.Handle(privateBase, site.Handler(prep.Output, privateBase))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	b := startBrowser(t, ctx, chromium, srv.URL)
@@ -109,8 +124,9 @@ func trajectoryFixture(t *testing.T, ctx context.Context) string {
 	return rep.Output
 }
 
-// testTrajectoryFits: a trajectory page, every body open, does not scroll
-// sideways; a body that scrolls in its box can take the keyboard's focus.
+// testTrajectoryFits: a trajectory page, every body open, and the
+// instance page linking it do not scroll sideways; a body that scrolls in
+// its box can take the keyboard's focus.
 func testTrajectoryFits(t *testing.T, b *browserTab) {
 	b.open(t, fixtureTraj)
 	got := eval[struct {
@@ -128,6 +144,13 @@ func testTrajectoryFits(t *testing.T, b *browserTab) {
 	}
 	if got.Over > 0 {
 		t.Errorf("%s: the page is %d px wider than the window", fixtureTraj, got.Over)
+	}
+	// The instance page's row links the trajectory, with visually hidden
+	// words in a table that scrolls: they widened the page to 897 px at
+	// 390 px until the scroll box held them.
+	b.open(t, fixtureTrajInst)
+	if over := eval[int](t, b, `document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
+		t.Errorf("%s: the page is %d px wider than the window", fixtureTrajInst, over)
 	}
 	if len(got.Unfocusable) > 0 {
 		t.Errorf("%s: bodies that scroll but cannot take the focus: %q", fixtureTraj, got.Unfocusable)
@@ -438,16 +461,16 @@ func screenshots(t *testing.T, b *browserTab, dir string, width int64) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []struct{ name, path string }{
-		{"home", browserBase}, {"board-lite", liteBoard}, {"board-example", exampleLite},
-		{"system", fbSystem}, {"system-example", exampleSystem},
-		{"charts", fbCharts}, {"charts-example", exampleCharts}, {"compare", exampleCompare},
-	} {
+	// Every page type (pageTypes), each page under its type's name.
+	seen := map[string]int{}
+	for _, pt := range pageTypes {
+		seen[pt.kind]++
+		s := struct{ name, path string }{fmt.Sprintf("%s-%d", pt.kind, seen[pt.kind]), pt.path}
 		b.open(t, s.path)
-		switch {
-		case strings.Contains(s.name, "charts"):
+		switch pt.kind {
+		case "charts":
 			b.waitChartsDrawn(t, s.path)
-		case s.name == "compare":
+		case "compare":
 			b.waitCompare(t)
 		}
 		png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))

@@ -164,7 +164,7 @@ func TestFunnelPerMethod(t *testing.T) {
 	}
 	page := read(t, filepath.Join(root, "public"), "datasets/demo/v1/index.html")
 	doc := parse(t, page)
-	if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 4 4 4 4 3 3 3 2 1" {
+	if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 4 4 4 4 3 3 files 3 instances 2 1" {
 		t.Errorf("the test-driven funnel row = %q", got)
 	}
 	for head, want := range map[string]string{"pull requests": "pull requests 9", "adding new components": "adding new components 4", "kept": "kept 1"} {

@@ -2,10 +2,14 @@ package site
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/metrics"
 	"github.com/featbench/featbench/templates"
 )
@@ -20,7 +24,14 @@ func (u urls) dataset(ds *bench.Dataset) string {
 func (u urls) board(ds *bench.Dataset, split string) string {
 	return u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/" + split + "/"
 }
+
+// instance is an instance's task page, "" where the dataset publishes
+// none (its statements are private, or it is only described): a link
+// to it shows the id as text.
 func (u urls) instance(ds *bench.Dataset, id string) string {
+	if !ds.PublishesStatements() {
+		return ""
+	}
 	return u.dataset(ds) + "instances/" + id + "/"
 }
 func (u urls) system(ds *bench.Dataset, slug string) string {
@@ -92,13 +103,14 @@ func (b *board) ranked() []*entry {
 
 // model is everything computed from the data once, before rendering.
 type model struct {
+	cfg    config.Site
 	data   *bench.Data
 	u      urls
 	boards []*board // by dataset, then split in manifest order
 }
 
-func newModel(data *bench.Data, u urls) (*model, error) {
-	m := &model{data: data, u: u}
+func newModel(cfg config.Site, data *bench.Data, u urls) (*model, error) {
+	m := &model{cfg: cfg, data: data, u: u}
 	for _, ds := range data.Datasets {
 		for _, sp := range ds.Splits {
 			b, err := m.newBoard(ds, sp.Name)
@@ -247,7 +259,7 @@ var rowFigures = []func(*templates.Row) *templates.Cell{
 	func(r *templates.Row) *templates.Cell { return &r.FV },
 	func(r *templates.Row) *templates.Cell { return &r.RT },
 	func(r *templates.Row) *templates.Cell { return &r.File },
-	func(r *templates.Row) *templates.Cell { return &r.MeanResolved },
+	func(r *templates.Row) *templates.Cell { return &r.AnyResolved },
 }
 
 // rankRanges gives every ranked row the range of ranks its per-instance
@@ -264,17 +276,29 @@ func (b *board) rankRanges(instances []*bench.Instance) error {
 	if len(ranked) == 0 || b.reported > 0 {
 		return nil
 	}
+	// Per instance, the figure the board ranks by on a per-attempt basis:
+	// the share of attempts that resolved it, or the mean share of F2P
+	// tests the attempts passed. Rows without the figure sort last and
+	// get no range; the others are bootstrapped among themselves.
 	passed := b.ds.Ranking() == bench.RankPassed
-	scores := make([][]float64, len(ranked))
-	for s, e := range ranked {
+	var withFig []*entry
+	for _, e := range ranked {
+		if !rankMissing(b.ds, e.row) {
+			withFig = append(withFig, e)
+		}
+	}
+	if len(withFig) == 0 {
+		return nil
+	}
+	scores := make([][]float64, len(withFig))
+	for s, e := range withFig {
 		row := make([]float64, len(instances))
 		for i, in := range instances {
-			switch r := e.sub.ResultOf(in); {
-			case r == nil:
-			case passed:
-				row[i] = metrics.PassedFraction(in, r)
-			case r.Resolved:
-				row[i] = 1
+			r := e.sub.ResultOf(in)
+			if passed {
+				row[i], _ = metrics.PassedShare(in, r)
+			} else {
+				row[i] = metrics.ResolvedShare(r)
 			}
 		}
 		scores[s] = row
@@ -283,14 +307,14 @@ func (b *board) rankRanges(instances []*bench.Instance) error {
 	if err != nil {
 		return err
 	}
-	for s, e := range ranked {
+	for s, e := range withFig {
 		// The range holds the rank shown, which the second figure may
 		// have settled where the first was tied.
 		e.row.RankLo = min(ranges[s].Lo, e.row.Rank)
 		e.row.RankHi = max(ranges[s].Hi, e.row.Rank)
 	}
-	for _, e := range ranked {
-		for _, o := range ranked {
+	for _, e := range withFig {
+		for _, o := range withFig {
 			if o != e && e.row.RankLo <= o.row.RankHi && o.row.RankLo <= e.row.RankHi {
 				e.row.Tied++
 			}
@@ -327,6 +351,7 @@ func (m *model) row(e *entry) templates.Row {
 		Tags:          s.Tags,
 		SiteURL:       s.SiteURL,
 		ReportURL:     s.ReportURL,
+		Turns:         missing(),
 		L1Resolved:    missing(),
 		L1Passed:      missing(),
 		L2Resolved:    missing(),
@@ -334,12 +359,21 @@ func (m *model) row(e *entry) templates.Row {
 		FV:            missing(),
 		RT:            missing(),
 		File:          missing(),
-		MeanResolved:  missing(),
+		AnyResolved:   missing(),
 	}
+	r.Links = m.rowLinks(s)
 	if rep := s.Reported; rep != nil {
 		r.Reported = true
 		r.Source = rep.Source
 		r.Resolved = figureCell(rep.Resolved)
+		// Uncertainty all the same: Wilson's interval from the published
+		// rate and the split's size, marked as derived (the rate was
+		// rounded when published, and nothing was recomputed).
+		if n := s.Dataset.SplitSize(s.Split); n > 0 && !r.Resolved.Missing && r.Resolved.Sort >= 0 && r.Resolved.Sort <= 100 {
+			lo, hi := metrics.WilsonRate(r.Resolved.Sort/100, n, metrics.Z95)
+			r.Resolved.Note = intervalNote(lo, hi) + " derived"
+			r.HasCI, r.CIDerived, r.ResolvedLo, r.ResolvedHi = true, true, round(lo*100, 1), round(hi*100, 1)
+		}
 		r.Passed = figureCell(rep.Passed)
 		r.TokensIn = figureCell(rep.TokensIn)
 		r.TokensOut = figureCell(rep.TokensOut)
@@ -360,29 +394,96 @@ func (m *model) row(e *entry) templates.Row {
 	lo, hi := sc.Interval()
 	r.Resolved.Note = intervalNote(lo, hi)
 	r.HasCI, r.ResolvedLo, r.ResolvedHi = true, round(lo*100, 1), round(hi*100, 1)
-	r.Passed = pctCell(sc.PassedRate(), 2)
+	r.Passed = missing()
+	if p, ok := sc.PassedRate(); ok {
+		r.Passed = pctCell(p, 2)
+	} else {
+		r.Passed.Note = "not given per attempt: results.jsonl lacks attempts_passed"
+	}
 	r.TokensIn = tokenCell(sc.TokensIn())
 	r.TokensOut = tokenCell(sc.TokensOut())
 	r.TokensN = sc.TokenResults()
 	r.Cost = costCell(sc.Cost())
 	r.CostN = sc.Costs
-	r.FV, r.RT = pctCell(sc.FVRate(), 1), pctCell(sc.RTRate(), 1)
+	r.Turns, r.TurnsN = missing(), sc.Turns
+	if t, ok := sc.MeanTurns(); ok {
+		r.Turns = templates.Cell{Text: strconv.FormatFloat(t, 'f', 1, 64), Sort: t}
+	}
+	r.FV, r.RT = pctCell(sc.FVRate(), 1), missing()
+	// RT % is over the level 1 instances with pass-to-pass tests; it
+	// says nothing of a row whose every prediction is empty (nothing
+	// changed, nothing to regress).
+	if rt, ok := sc.RTRate(); ok && !allEmpty(s) {
+		r.RT = pctCell(rt, 1)
+	}
 	r.File = missing()
 	if f, ok := sc.FileRate(); ok {
 		r.File = pctCell(f, 1)
 	}
-	r.MeanResolved = missing()
-	if s.Attempts > 1 {
-		r.MeanResolved = pctCell(sc.MeanResolved(s.Attempts), 1)
+	r.AnyResolved = missing()
+	if s.Attempts > 1 || sc.Multi > 0 {
+		r.AnyResolved = pctCell(sc.AnyResolvedRate(), 1)
 	}
 	// Per level, in the formats of the overall figures.
 	if l, ok := e.levels[1]; ok && l.Instances > 0 {
-		r.L1Resolved, r.L1Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
+		r.L1Resolved, r.L1Passed = pctCell(l.ResolvedRate(), 1), passedCell(l, 2)
 	}
 	if l, ok := e.levels[2]; ok && l.Instances > 0 {
-		r.L2Resolved, r.L2Passed = pctCell(l.ResolvedRate(), 1), pctCell(l.PassedRate(), 2)
+		r.L2Resolved, r.L2Passed = pctCell(l.ResolvedRate(), 1), passedCell(l, 2)
 	}
 	return r
+}
+
+// sortedKeys are a set's non-empty members, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// allEmpty reports whether every one of a submission's predictions is
+// empty, as the empty-patch baseline's are.
+func allEmpty(s *bench.Submission) bool {
+	for i := range s.Results {
+		if !emptyPrediction(&s.Results[i]) {
+			return false
+		}
+	}
+	return len(s.Results) > 0
+}
+
+// rowLinks are a board row's links to what stands behind its figures:
+// the files its submission folder publishes with the site, else the
+// places its metadata names.
+func (m *model) rowLinks(s *bench.Submission) []templates.Link {
+	var out []templates.Link
+	for _, l := range []struct{ title, file, url string }{
+		{"results", bench.ResultsFile, ""},
+		{"logs", bench.LogsFile, s.LogsURL},
+		{"trajectories", bench.TrajectoriesFile, s.TrajectoriesURL},
+	} {
+		switch {
+		case s.File(l.file) != nil && publishedFile(s, l.file):
+			out = append(out, templates.Link{Title: l.title, URL: m.u.file(s, l.file)})
+		case l.url != "":
+			out = append(out, templates.Link{Title: l.title, URL: l.url})
+		}
+	}
+	return out
+}
+
+// passedCell is a score's % passed, "—" where it is not defined per
+// attempt.
+func passedCell(sc metrics.Score, decimals int) templates.Cell {
+	if p, ok := sc.PassedRate(); ok {
+		return pctCell(p, decimals)
+	}
+	return missing()
 }
 
 // orgs are a submission's organisations for the templates, with the logos
@@ -423,7 +524,14 @@ func (m *model) view(b *board, id string) *templates.Board {
 	if len(b.entries) > 0 {
 		v.ReposURL = m.u.reposSplit(b.ds, b.split)
 	}
+	vocab := map[string]bool{}
+	if bc := m.cfg.Board(b.ds.Name, b.ds.Version); bc.FilterTags != nil {
+		for _, t := range bc.FilterTags {
+			vocab[t] = true
+		}
+	}
 	tags := map[string]bool{}
+	models, scaffolds, orgs := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, e := range b.entries {
 		r := e.row
 		if e.ref() {
@@ -435,19 +543,52 @@ func (m *model) view(b *board, id string) *templates.Board {
 			!r.L1Passed.Missing || !r.L2Passed.Missing
 		v.HasTokens = v.HasTokens || !r.TokensIn.Missing || !r.TokensOut.Missing
 		v.HasCost = v.HasCost || !r.Cost.Missing
+		v.HasTurns = v.HasTurns || !r.Turns.Missing
+		v.HasAttempts = v.HasAttempts || !r.AnyResolved.Missing
 		v.Flagged = v.Flagged || len(r.Flagged) > 0
 		if e.sub.PerInstance() {
 			v.HasCI = true
 			v.HasEval = true
 			v.CompareURL = m.u.compare(b.ds, b.split)
 		}
+		if e.ref() {
+			continue
+		}
 		for _, t := range r.Tags {
-			tags[t] = true
+			if vocab[t] {
+				tags[t] = true
+			}
+		}
+		models[r.Model] = true
+		scaffolds[r.Scaffold] = true
+		for _, o := range e.sub.Organisations {
+			orgs[o] = true
 		}
 	}
-	for t := range tags {
-		v.Tags = append(v.Tags, t)
+	// Marks in names, numbered in the order the board first shows them;
+	// logos only when every organisation on the board has one.
+	marks := m.cfg.Board(b.ds.Name, b.ds.Version).Marks
+	number := map[string]int{}
+	v.Logos = true
+	for _, rows := range [][]templates.Row{v.Rows, v.References} {
+		for i := range rows {
+			r := &rows[i]
+			for _, text := range slices.Sorted(maps.Keys(marks)) {
+				if !strings.Contains(r.Name, text) {
+					continue
+				}
+				if number[text] == 0 {
+					number[text] = len(number) + 1
+					v.Marks = append(v.Marks, templates.Mark{N: number[text], Text: text, Explanation: marks[text]})
+				}
+				r.Marks = append(r.Marks, templates.Mark{N: number[text], Text: text, Explanation: marks[text]})
+			}
+			for _, o := range r.Orgs {
+				v.Logos = v.Logos && o.LogoURL != ""
+			}
+		}
 	}
-	sort.Strings(v.Tags)
+	v.Tags = sortedKeys(tags)
+	v.Models, v.Scaffolds, v.Orgs = sortedKeys(models), sortedKeys(scaffolds), sortedKeys(orgs)
 	return v
 }

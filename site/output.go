@@ -394,6 +394,12 @@ func (o *output) writeLines(rel string, lines [][]byte) error {
 // it. It reports whether it did; if not, the caller renders the page and
 // writes it with writeContent and the key.
 func (o *output) reuseKeyed(rel string, key uint64) (bool, error) {
+	return o.reuse(rel, key, true)
+}
+
+// reuse is reuseKeyed; a page it keeps counts among those kept without
+// rendering when page says so (a copy of a file of data/ is no page).
+func (o *output) reuse(rel string, key uint64, page bool) (bool, error) {
 	if err := checkRel(rel); err != nil {
 		return false, err
 	}
@@ -406,9 +412,9 @@ func (o *output) reuseKeyed(rel string, key uint64) (bool, error) {
 	}
 	placed, err := o.place(rel, pub, true, nil, 0, key)
 	o.mu.Lock()
-	if placed {
+	if placed && page {
 		o.kept++
-	} else if err == nil {
+	} else if !placed && err == nil {
 		delete(o.files, rel) // to be written
 	}
 	o.mu.Unlock()
@@ -530,6 +536,82 @@ func (o *output) place(rel string, pub fileRec, reusable bool, data *content, h,
 		return true, testHookSaved(rel)
 	}
 	return true, nil
+}
+
+// copySource places rel as a copy of a file of data/, which open opens
+// and sizes (a submission's results, logs or predictions, published as
+// they are): the kernel copies the bytes (copy_file_range), so the build
+// neither reads them into memory nor hashes them, which for a small
+// build's results.jsonl files was a tenth of its CPU. A copy, never a
+// link: editing data/ changes nothing published until the next build.
+// key is what the file was copied from (sourceKey): the next build keeps
+// the copy while the key is the same.
+func (o *output) copySource(rel string, open func() (*os.File, int64, error), key uint64) error {
+	if err := checkRel(rel); err != nil {
+		return err
+	}
+	if err := o.claim(rel); err != nil {
+		return err
+	}
+	in, size, err := open()
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	path := filepath.Join(o.dir, filepath.FromSlash(rel))
+	if o.spare != nil {
+		if _, err := os.Lstat(path); err == nil {
+			if err := os.RemoveAll(path); err != nil {
+				return fmt.Errorf("replacing %s: %w", rel, err)
+			}
+		}
+	}
+	if dir := filepath.Dir(path); !o.known(dir) {
+		if err := mkdir(dir); err != nil {
+			return fmt.Errorf("creating folder for %s: %w", rel, err)
+		}
+		o.dirs.Store(dir, true)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	// One byte more than the size loading checked: a file that grew since
+	// is refused rather than published longer.
+	n, err := f.ReadFrom(io.LimitReader(in, size+1))
+	if err == nil && n != size {
+		err = fmt.Errorf("%s changed while the site was built (%d bytes, then %d): build again", in.Name(), size, n)
+	}
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	o.mu.Lock()
+	o.files[rel] = fileRec{key: key, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
+	o.written++
+	o.mu.Unlock()
+	if testHookSaved != nil {
+		return testHookSaved(rel)
+	}
+	return nil
+}
+
+// sourceKey identifies a file of data/ as it is now, by its path and
+// stat (an edit in place changes its modification time; a replacement,
+// its inode), for copySource; 0 when it cannot be read.
+func sourceKey(path string) uint64 {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	k := xxhash.Sum64String(fmt.Sprintf("source %s %d %d %d", path, fi.Size(), fi.ModTime().UnixNano(), inode(fi)))
+	return max(k, 1)
 }
 
 // reusable reports whether the previous build published the same content

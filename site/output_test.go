@@ -597,3 +597,53 @@ func TestFirstBuildLeavesLinkedSpare(t *testing.T) {
 	}
 	wantProjectEntries(t, root)
 }
+
+// TestSubmissionFilesAreCopies: a submission's published results.jsonl
+// is a copy of the data file (copied by the kernel, not read by the
+// build): byte for byte the same, never the file itself, so editing data/
+// in place changes nothing published until the next build, which
+// publishes the edit; a rebuild with nothing changed keeps the copy.
+func TestSubmissionFilesAreCopies(t *testing.T) {
+	root := fixtureRoot(t, nil)
+	opts := fixtureOptions(t, root)
+	out := filepath.Join(root, "public")
+	src := filepath.Join(root, "data", "submissions", "demo", "v1", "full", "20260301_agent-a", "results.jsonl")
+	pub := filepath.Join(out, "datasets", "demo", "v1", "systems", "agent-a", "full", "results.jsonl")
+	if _, err := site.Build(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	orig := string(mustRead(t, src))
+	if got := string(mustRead(t, pub)); got != orig {
+		t.Fatalf("the published results.jsonl is\n%q\nwant the submission's\n%q", got, orig)
+	}
+	a, _ := os.Stat(src)
+	b, _ := os.Stat(pub)
+	if os.SameFile(a, b) {
+		t.Fatal("the published results.jsonl is the data file itself")
+	}
+	if _, err := site.Build(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := os.Stat(pub); !os.SameFile(b, c) {
+		t.Error("a rebuild with nothing changed wrote the results.jsonl again")
+	}
+	changed := strings.Replace(orig, `"cost":0.5`, `"cost":0.7`, 1)
+	if len(changed) != len(orig) || changed == orig {
+		t.Fatal("the fixture has no cost 0.5 to change")
+	}
+	writeInPlace(t, src, []byte(changed))
+	future := time.Now().Add(2 * time.Second)
+	_ = os.Chtimes(src, future, future)
+	if got := string(mustRead(t, pub)); got != orig {
+		t.Error("editing the data file changed the published results.jsonl")
+	}
+	if _, err := site.Build(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(mustRead(t, pub)); got != changed {
+		t.Errorf("after the rebuild results.jsonl is\n%q\nwant\n%q", got, changed)
+	}
+	if got := string(mustRead(t, src)); got != changed {
+		t.Error("the build changed the data file")
+	}
+}

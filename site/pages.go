@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -29,6 +31,12 @@ type page struct {
 	// rendering, which is skipped when the last build rendered the page
 	// from the same key (output.reuseKeyed).
 	keyed func() (uint64, func() (templ.Component, []byte, error), error)
+	// source, when set instead of render, is a file of data/ published
+	// as it is (output.copySource).
+	source *bench.SubmissionFile
+	// big: the page is megabytes (a system's result on every instance),
+	// rendered into a buffer kept for such pages.
+	big bool
 }
 
 // frame is the frame of the page at url, which shows dataset ds (nil for
@@ -67,7 +75,7 @@ func (b *builder) nav(url string, ds *bench.Dataset) []templates.Link {
 	var items []item
 	if ds != nil {
 		items = append(items,
-			item{templates.Link{Title: "Leaderboard", URL: u.board(ds, b.repoSplit(ds))}, u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/"},
+			item{templates.Link{Title: "Leaderboard", URL: u.board(ds, b.openSplit(ds))}, u.base + "leaderboard/" + ds.Name + "/" + ds.Version + "/"},
 			item{templates.Link{Title: "Per repository", URL: u.repos(ds)}, u.repos(ds)},
 			item{templates.Link{Title: "Charts", URL: u.charts(ds)}, u.charts(ds)},
 		)
@@ -119,11 +127,17 @@ func (b *builder) home() templ.Component {
 }
 
 // headline is the board the home page shows: the configured default
-// dataset and split, else the newest dataset's first split.
+// dataset (else the dataset with the most recent ranked submission, else
+// the newest dataset), on the split it opens on (openSplit).
 func (b *builder) headline() *board {
 	var ds *bench.Dataset
 	if b.cfg.DefaultDataset != "" {
 		ds = b.data.Dataset(b.cfg.DefaultDataset)
+	}
+	if ds == nil {
+		if bd := b.latest(nil); bd != nil {
+			ds = bd.ds
+		}
 	}
 	if ds == nil && len(b.data.Datasets) > 0 {
 		ds = b.data.Datasets[len(b.data.Datasets)-1]
@@ -131,10 +145,43 @@ func (b *builder) headline() *board {
 	if ds == nil {
 		return nil
 	}
-	if bd := b.m.board(ds, b.cfg.DefaultSplit); bd != nil {
-		return bd
+	return b.m.board(ds, b.openSplit(ds))
+}
+
+// latest is the board (of ds, or of any dataset when ds is nil) with the
+// most recent ranked submission: where new systems show first. On a tie,
+// the first such board in the manifests' order; nil when no board has a
+// ranked system.
+func (b *builder) latest(ds *bench.Dataset) *board {
+	var best *board
+	var when time.Time
+	for _, bd := range b.m.boards {
+		if ds != nil && bd.ds != ds {
+			continue
+		}
+		for _, e := range bd.ranked() {
+			if best == nil || e.sub.Date.After(when) {
+				best, when = bd, e.sub.Date
+			}
+		}
 	}
-	return b.m.board(ds, ds.Splits[0].Name)
+	return best
+}
+
+// openSplit is the split a dataset's leaderboard link, and the home page
+// when it shows the dataset, open on: the one featbench.toml's
+// [site.boards] gives it, else the split with its most recent ranked
+// submission (FeatureBench's newest systems are on lite only: its full
+// board would hide them), else site.default_split where the dataset has
+// it, else its first split.
+func (b *builder) openSplit(ds *bench.Dataset) string {
+	if bc := b.cfg.Board(ds.Name, ds.Version); bc.DefaultSplit != "" && ds.Split(bc.DefaultSplit) != nil {
+		return bc.DefaultSplit
+	}
+	if bd := b.latest(ds); bd != nil {
+		return bd.split
+	}
+	return b.repoSplit(ds)
 }
 
 // changes is the dated log of leaderboard changes: submissions grouped by
@@ -238,7 +285,7 @@ func (b *builder) datasetIndex() templ.Component {
 		for _, sp := range ds.Splits {
 			s.Splits = append(s.Splits, templates.Link{Title: sp.Name, URL: b.m.u.board(ds, sp.Name)})
 			sizes = append(sizes, fmt.Sprintf("%s %d", sp.Name, ds.SplitSize(sp.Name)))
-			if ds.HasInstances() {
+			if ds.PublishesStatements() {
 				s.Downloads = append(s.Downloads, templates.Link{Title: sp.Name + ".jsonl", URL: b.m.u.download(ds, sp.Name)})
 			}
 		}
@@ -331,15 +378,16 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 			templates.Link{Title: "Home", URL: b.m.u.base},
 			templates.Link{Title: "Datasets", URL: b.m.u.base + "datasets/"},
 			templates.Link{Title: ds.DisplayName()}),
-		Title:       ds.Title,
-		Version:     ds.Version,
-		Released:    date(ds.ReleaseDate),
-		Description: ds.Description,
-		PaperURL:    ds.PaperURL,
-		SourceURL:   ds.SourceURL,
-		ReposURL:    b.m.u.repos(ds),
-		ChartsURL:   b.m.u.charts(ds),
-		Described:   !ds.HasInstances(),
+		Title:             ds.Title,
+		Version:           ds.Version,
+		Released:          date(ds.ReleaseDate),
+		Description:       ds.Description,
+		PaperURL:          ds.PaperURL,
+		SourceURL:         ds.SourceURL,
+		ReposURL:          b.m.u.repos(ds),
+		ChartsURL:         b.m.u.charts(ds),
+		Described:         !ds.HasInstances(),
+		PrivateStatements: ds.HasInstances() && ds.KeepsStatementsPrivate(),
 	}
 	if d.Title == "" {
 		d.Title = ds.Name
@@ -355,7 +403,7 @@ func (b *builder) datasetPage(ds *bench.Dataset) templ.Component {
 			Name: sp.Name, Description: sp.Description, Size: ds.SplitSize(sp.Name),
 			BoardURL: b.m.u.board(ds, sp.Name), Ranked: len(bd.ranked()), References: len(bd.entries) - len(bd.ranked()),
 		}
-		if ds.HasInstances() {
+		if ds.PublishesStatements() {
 			info.DownloadURL = b.m.u.download(ds, sp.Name)
 		}
 		if len(bd.entries) > 0 {
@@ -662,7 +710,35 @@ func alignScores(rows []templates.RepoScoreRow) {
 // page that holds several splits, add the split ("repos-<split>:<slug>",
 // which no slug can collide with), so that the default split's anchors
 // keep the ids they always had.
+//
+// The unqualified table is computed once an entry: the system page and
+// the per-repository page both show it (metrics over every repository,
+// 50 systems times two in a build).
 func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTable {
+	if !qualified {
+		b.repoMemo.mu.Lock()
+		if b.repoMemo.m == nil {
+			b.repoMemo.m = map[*entry]*repoScoresOnce{}
+		}
+		o := b.repoMemo.m[e]
+		if o == nil {
+			o = &repoScoresOnce{}
+			b.repoMemo.m[e] = o
+		}
+		b.repoMemo.mu.Unlock()
+		o.once.Do(func() { o.t = b.computeRepoScores(e, false) })
+		return o.t
+	}
+	return b.computeRepoScores(e, true)
+}
+
+// repoScoresOnce is an entry's unqualified repoScores, computed once.
+type repoScoresOnce struct {
+	once sync.Once
+	t    *templates.RepoSystemTable
+}
+
+func (b *builder) computeRepoScores(e *entry, qualified bool) *templates.RepoSystemTable {
 	s := e.sub
 	ds := s.Dataset
 	t := &templates.RepoSystemTable{
@@ -713,7 +789,7 @@ func (b *builder) repoScores(e *entry, qualified bool) *templates.RepoSystemTabl
 		sc := metrics.Compute(ins, s.ResultOf)
 		t.Rows = append(t.Rows, templates.RepoScoreRow{
 			Repo: repo.Name, Instances: len(ins),
-			Passed: pctCell(sc.PassedRate(), 1), Resolved: pctCell(sc.ResolvedRate(), 1),
+			Passed: passedCell(sc, 1), Resolved: pctCell(sc.ResolvedRate(), 1),
 			TokensIn: tokenCell(sc.TokensIn()), TokensOut: tokenCell(sc.TokensOut()),
 		})
 	}

@@ -13,11 +13,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -70,6 +74,14 @@ type Report struct {
 func (o Options) dataDir() string   { return under(o.Root, o.Config.Data) }
 func (o Options) outputDir() string { return under(o.Root, o.Config.Output) }
 
+// configPath is the featbench.toml the options were read from.
+func (o Options) configPath() string {
+	if o.ConfigPath != "" {
+		return o.ConfigPath
+	}
+	return filepath.Join(o.Root, config.FileName)
+}
+
 func (o Options) stateDir() string {
 	if o.StateDir != "" {
 		return o.StateDir
@@ -88,7 +100,56 @@ func under(root, p string) string {
 
 // Check loads and validates data/ without writing anything.
 func Check(ctx context.Context, opts Options) (*bench.Data, error) {
-	return bench.Load(ctx, opts.dataDir())
+	data, err := bench.Load(ctx, opts.dataDir())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBoards(opts, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// checkBoards checks featbench.toml's [site.boards] against data/: each
+// key names a dataset (or dataset version) there, and a default split
+// is a split of every version it applies to.
+func checkBoards(opts Options, data *bench.Data) error {
+	cfg := opts.Config
+	problem := func(field, format string, args ...any) error {
+		return config.ProblemAt(opts.configPath(), opts.ConfigBytes, field, format, args...)
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Boards)) {
+		var versions []*bench.Dataset
+		for _, ds := range data.Datasets {
+			if ds.Name == k || ds.Key() == k {
+				versions = append(versions, ds)
+			}
+		}
+		if len(versions) == 0 {
+			return problem("site.boards."+k, "names no dataset under data/datasets/ (want a name, or name/version, such as %q)", firstKey(data))
+		}
+		sp := cfg.Boards[k].DefaultSplit
+		if sp == "" {
+			continue
+		}
+		for _, ds := range versions {
+			if ds.Split(sp) == nil {
+				var names []string
+				for _, s := range ds.Splits {
+					names = append(names, s.Name)
+				}
+				return problem("site.boards."+k+".default_split", "is %q but %s has no such split (its splits: %s)", sp, ds.Key(), strings.Join(names, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+func firstKey(data *bench.Data) string {
+	if len(data.Datasets) == 0 {
+		return "name/version"
+	}
+	return data.Datasets[0].Key()
 }
 
 // textRenderer is what instance pages need of markup: statements and
@@ -107,6 +168,11 @@ type builder struct {
 	mk        textRenderer
 	site      *templates.Site
 	factCache map[*bench.Dataset]*instanceFacts
+	leads     rowLeads // shared first cells of the system and instance pages' rows
+	repoMemo  struct { // repoScores by entry
+		mu sync.Mutex
+		m  map[*entry]*repoScoresOnce
+	}
 	// trajs are the submissions' trajectories by instance.
 	trajs map[*bench.Submission]map[string][]*bench.Trajectory
 }
@@ -157,6 +223,9 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	if err := checkBoards(opts, data); err != nil {
+		return rep, err
+	}
 	// Everything is written into a stage beside the output folder, which
 	// replaces it only once complete.
 	if err := out.stage(); err != nil {
@@ -170,7 +239,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 	}()
 
 	base := opts.Config.BasePath()
-	m, err := newModel(data, urls{base: base})
+	m, err := newModel(opts.Config, data, urls{base: base})
 	if err != nil {
 		return rep, err
 	}
@@ -241,6 +310,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 		lines [][]byte      // instead of data
 		key   uint64        // what it was rendered from, if keyed
 		buf   *bytes.Buffer // returned to free once written
+		big   bool          // buf goes back to bigFree
 	}
 	// Pages are tens of kilobytes each and thousands in all: reusing
 	// buffers saves allocating (and the kernel faulting in) their bytes
@@ -249,6 +319,10 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 	// and their buffers are not kept.
 	const queued, keepUnder = 64, 1 << 20
 	free := make(chan *bytes.Buffer, queued+8)
+	// Pages of megabytes (page.big) take buffers of their own, one a
+	// renderer: grown from nothing for each, a 1.2 MB page allocated
+	// twice its size (a fifth of a small build's bytes).
+	bigFree := make(chan *bytes.Buffer, runtime.GOMAXPROCS(0)+2)
 	g, gctx := errgroup.WithContext(ctx)
 	files := make(chan file, queued)
 	// Two writers: file creation waits on the file system as much as it
@@ -265,11 +339,17 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 				if err != nil {
 					return err // errgroup cancels gctx: the renders stop
 				}
-				if f.buf != nil && f.buf.Cap() < keepUnder {
+				if f.buf != nil {
 					f.buf.Reset()
-					select {
-					case free <- f.buf:
-					default:
+					pool := free
+					if f.big {
+						pool = bigFree
+					}
+					if f.big || f.buf.Cap() < keepUnder {
+						select {
+						case pool <- f.buf:
+						default:
+						}
 					}
 				}
 			}
@@ -295,6 +375,20 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 					return rctx.Err()
 				}
 			}
+			if p.source != nil {
+				rel, key := b.rel(p.url), sourceKey(p.source.Path)
+				if done, err := out.reuse(rel, key, false); done || err != nil {
+					return err
+				}
+				return out.copySource(rel, func() (*os.File, int64, error) {
+					f, size, err := bench.OpenFile(p.source.Path, math.MaxInt64)
+					if err == nil && size != p.source.Size {
+						f.Close()
+						err = fmt.Errorf("%s changed since data/ was loaded (%d bytes, then %d): build again", p.source.Path, p.source.Size, size)
+					}
+					return f, size, err
+				}, key)
+			}
 			render, key := p.render, uint64(0)
 			if p.keyed != nil {
 				var err error
@@ -311,10 +405,17 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 			}
 			var buf *bytes.Buffer
 			if comp != nil {
+				pool := free
+				if p.big {
+					pool = bigFree
+				}
 				select {
-				case buf = <-free:
+				case buf = <-pool:
 				default:
 					buf = new(bytes.Buffer)
+					if p.big {
+						buf.Grow(2 << 20)
+					}
 				}
 				if err := comp.Render(rctx, buf); err != nil {
 					return fmt.Errorf("rendering %s: %w", p.url, err)
@@ -322,7 +423,7 @@ func (b *builder) renderAll(ctx context.Context, pages []page, out *output) erro
 				raw = buf.Bytes()
 			}
 			select {
-			case files <- file{rel: b.rel(p.url), data: raw, key: key, buf: buf}:
+			case files <- file{rel: b.rel(p.url), data: raw, key: key, buf: buf, big: p.big}:
 				return nil
 			case <-rctx.Done():
 				return rctx.Err()
@@ -382,7 +483,7 @@ func (b *builder) pages() []page {
 				return nil, raw, err
 			}},
 		)
-		if bd.ds.HasInstances() {
+		if bd.ds.PublishesStatements() {
 			ps = append(ps, page{url: u.download(bd.ds, bd.split), lines: func() ([][]byte, error) {
 				return splitLines(bd.ds, bd.split)
 			}})
@@ -411,9 +512,12 @@ func (b *builder) pages() []page {
 		sort.Strings(slugs)
 		for _, slug := range slugs {
 			entries := systems[slug]
-			ps = append(ps, page{url: u.system(ds, slug), html: true, keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
+			ps = append(ps, page{url: u.system(ds, slug), html: true, big: ds.HasInstances(), keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
 				return b.systemPage(ds, entries)
 			}})
+		}
+		if !ds.PublishesStatements() {
+			continue
 		}
 		for _, in := range ds.Instances {
 			ps = append(ps, page{url: u.instance(ds, in.InstanceID), html: true, keyed: func() (uint64, func() (templ.Component, []byte, error), error) {
@@ -434,13 +538,10 @@ func (b *builder) pages() []page {
 	}
 	for _, s := range b.data.Submissions {
 		for _, f := range s.Files {
-			if fileTitles[f.Name] == "" {
+			if !publishedFile(s, f.Name) {
 				continue
 			}
-			ps = append(ps, page{url: u.file(s, f.Name), render: func() (templ.Component, []byte, error) {
-				raw, err := bench.ReadFile(f.Path, f.Size)
-				return nil, raw, err
-			}})
+			ps = append(ps, page{url: u.file(s, f.Name), source: &f})
 		}
 	}
 	return ps

@@ -252,7 +252,9 @@ func TestBoardDownloadsMatchTheTable(t *testing.T) {
 		}
 	}
 	want := map[string]any{"resolved_pct": 12.5, "passed_pct": 41.66, "l1_passed_pct": 43.0, "l2_passed_pct": 35.2,
-		"tokens_in": 6.3e6, "tokens_out": 39000.0, "resolved_ci95_low": nil, "cost_per_instance": nil, "reported": true,
+		"tokens_in": 6.3e6, "tokens_out": 39000.0, "cost_per_instance": nil, "reported": true,
+		// A reported row's interval is derived from 12.5% of 200, and says so.
+		"resolved_ci95_low": 8.6, "resolved_ci95_derived": true,
 		"rank": 3.0, "slug": "codex_gpt-5.1-codex"}
 	for k, v := range want {
 		if codex[k] != v {
@@ -680,7 +682,10 @@ func text(n *html.Node) string {
 		for c := t.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
 				b.WriteString(c.Data)
-				b.WriteByte(' ')
+				// An id's parts, split by <wbr>, read as one word.
+				if n := c.NextSibling; n == nil || n.Type != html.ElementNode || n.Data != "wbr" {
+					b.WriteByte(' ')
+				}
 			}
 		}
 	}
@@ -1069,8 +1074,13 @@ func TestDatasetPageShowsHowItWasBuilt(t *testing.T) {
 			if sec == nil {
 				t.Fatal("no \"how this dataset was built\" section")
 			}
-			if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 12 9 8 8 7 6 12 5 2" {
+			// The unit changes in the funnel itself: files up to "With
+			// P2P", instances (two levels a file) from "Masked" on.
+			if got := text(rowNode(t, doc, "demo/pkg", "From test files")); got != "demo/pkg 12 9 8 8 7 6 files 12 instances 5 2" {
 				t.Errorf("funnel row = %q", got)
+			}
+			if head := text(tableWithCaption(t, doc, "From test files")); !strings.Contains(head, "Instances: up to two per file, one per level") {
+				t.Errorf("the funnel does not say where files become instances: %q", head)
 			}
 			drops := text(tableWithCaption(t, doc, "Why candidates"))
 			for _, want := range []string{

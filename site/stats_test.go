@@ -120,6 +120,9 @@ instances = [` + strings.Join(ids[:10], ", ") + `]
 			if s.attempts > 1 {
 				r["attempts"], r["attempts_resolved"] = s.attempts, s.resolvedOf(i)
 			}
+			if s.slug == "top" && i%2 == 0 {
+				r["turns"] = 10 + i%4 // 10 or 12, on the even instances only
+			}
 			b, err := json.Marshal(r)
 			if err != nil {
 				t.Fatal(err)
@@ -182,17 +185,32 @@ func TestBoardShowsRankRanges(t *testing.T) {
 	page := read(t, out, "leaderboard/demo/v1/full/index.html")
 	doc := parse(t, page)
 	got := rankCells(t, doc, "board")
-	// Top resolves 50, Tries 24, the twins 20 each, Low 3: Tries and the
-	// twins differ on 20 instances, by 4.
-	want := map[string]string{"Top": "1 [1]", "Tries": "2 [2–4]", "Twin A": "3 [2–4]", "Twin B": "3 [2–4]", "Low": "5 [5]", "Gold": "ref"}
+	// Top resolves 50, the twins 20 each, Low 3. Tries resolved 24 with
+	// some attempt but is ranked per attempt: the mean over its four
+	// attempts is 15 of 60 (25%), below the twins' 33%, within their
+	// ranges.
+	want := map[string]string{"Top": "1 [1]", "Twin A": "2 [2–4]", "Twin B": "2 [2–4]", "Tries": "4 [2–4]", "Low": "5 [5]", "Gold": "ref"}
 	for name, w := range want {
 		if got[name] != w {
 			t.Errorf("%s: rank cell %q, want %q", name, got[name], w)
 		}
 	}
+	// Tries' row: % resolved is the mean over its attempts, pass@4
+	// beside it (24 of 60 by any attempt), and % passed is "—": its
+	// results do not give each attempt's fail-to-pass count.
+	for _, row := range tableRows(t, doc, "board") {
+		if len(row) > 1 && strings.HasPrefix(row[1], "Tries") {
+			if !strings.HasPrefix(row[2], "25.0") || row[3] != "—" || !strings.HasPrefix(row[4], "40.0") || !strings.Contains(row[4], "k = 4") {
+				t.Errorf("Tries' row %q: want %% resolved 25.0 (pass@1), %% passed —, pass@k 40.0 with k = 4", row)
+			}
+		}
+	}
 	note := byID(doc, "board-ranking")
 	if note == nil {
 		t.Fatal("the board has no note on its ranking (#board-ranking)")
+	}
+	if !strings.Contains(text(note), "mean over instances of the share of its attempts that resolved each (pass@1") {
+		t.Errorf("ranking note %q does not say that several attempts are ranked per attempt", text(note))
 	}
 	for _, s := range []string{"Ranked by % resolved", "the figure this dataset ranks by", "Ranks in brackets are 95% bootstrap ranges over instances", "1,000 resamples", "overlap are tied"} {
 		if !strings.Contains(text(note), s) {
@@ -219,8 +237,8 @@ func TestBoardShowsRankRanges(t *testing.T) {
 		}
 	}
 	sys := text(parse(t, read(t, out, "datasets/demo/v1/systems/twin-a/index.html")))
-	if !strings.Contains(sys, "3 of 5 [2–4]") {
-		t.Errorf("Twin A's system page does not show its rank with its range, 3 of 5 [2–4]")
+	if !strings.Contains(sys, "2 of 5 [2–4]") {
+		t.Errorf("Twin A's system page does not show its rank with its range, 2 of 5 [2–4]")
 	}
 }
 
@@ -286,19 +304,28 @@ func TestComparePaired(t *testing.T) {
 	out := buildStats(t)
 	page := read(t, out, "datasets/demo/v1/compare/full/index.html")
 	doc := parse(t, page)
-	// Top resolves 0-49; Tries predicted 0-29 and resolved those not
-	// multiples of 5; the twins the evens below 40; Low predicted 0-54
-	// and resolved 0-2. McNemar: 2·(1/2)^6 for 6 against 0; 2·576/2^15
-	// for 12 against 3; 2·20/2^19 for 18 against 1.
+	// Top resolves 0-49; the twins the evens below 40; Tries predicted
+	// 0-29, and i%5 of its four attempts resolved instance i; Low
+	// predicted 0-54 and resolved 0-2. A pair with Tries compares each
+	// instance's share of attempts resolving it: against Twin B, Tries
+	// is higher on the 12 odd instances not multiples of 5, the twin on
+	// the 12 evens where Tries' share is below 1, equal and above 0 on
+	// 4, 14, 24, both 0 on 5, 15, 25; against Low, Tries is higher on
+	// the 22 instances from 3 not multiples of 5, Low on 0-2. Sign test:
+	// 1 for 12 against 12; 2·(1+25+300+2300)/2^25 for 22 against 3.
 	want := [][]string{
-		{"1. Top", "2. Tries", "30", "24", "6", "0", "0", "0.031"},
-		{"2. Tries", "3. Twin A", "30", "12", "12", "3", "3", "0.035"},
-		{"3. Twin A", "3. Twin B", "60", "20", "0", "0", "40", "1"},
-		{"3. Twin B", "5. Low", "55", "2", "18", "1", "34", "< 0.0001"},
+		{"1. Top", "2. Twin A", "60", "20", "30", "0", "10", "< 0.0001"},
+		{"2. Twin A", "2. Twin B", "60", "20", "0", "0", "40", "1"},
+		{"2. Twin B", "4. Tries", "30", "3", "12", "12", "3", "1 per attempt"},
+		{"4. Tries", "5. Low", "30", "0", "22", "3", "5", "0.00016 per attempt"},
 	}
 	got := tableRows(t, doc, "neighbours")
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("neighbours table:\n got %q\nwant %q", got, want)
+	}
+	// The page says what a pair with several attempts compares.
+	if note := byID(doc, "per-attempt-note"); note == nil || !strings.Contains(text(note), "the share of its attempts that resolved each instance") || !strings.Contains(text(note), "sign test") {
+		t.Errorf("the compare page does not say what it compares for a system with several attempts")
 	}
 	// Every pair of the six systems, gold included, for the picker.
 	raw := byID(doc, "compare-data")
@@ -320,8 +347,8 @@ func TestComparePaired(t *testing.T) {
 	if len(data.Systems) != 6 || len(data.Pairs) != 15 {
 		t.Fatalf("compare data: %d systems, %d pairs; want 6 and 15", len(data.Systems), len(data.Pairs))
 	}
-	if data.Systems[data.First].Slug != "top" || data.Systems[data.Second].Slug != "tries" {
-		t.Errorf("the pair shown first is %s and %s, want the two best ranked, top and tries", data.Systems[data.First].Slug, data.Systems[data.Second].Slug)
+	if data.Systems[data.First].Slug != "top" || data.Systems[data.Second].Slug != "twin-a" {
+		t.Errorf("the pair shown first is %s and %s, want the two best ranked, top and twin-a", data.Systems[data.First].Slug, data.Systems[data.Second].Slug)
 	}
 	// Pair (top, gold): gold resolves all 60, top 50.
 	idx := map[string]int{}

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,12 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 		Dataset: ds.DisplayName(), DatasetURL: u.dataset(ds),
 	}
 	s.Links = submissionLinks(latest, "")
+	marks := b.cfg.Board(ds.Name, ds.Version).Marks
+	for _, text := range slices.Sorted(maps.Keys(marks)) {
+		if strings.Contains(s.Name, text) {
+			s.Marks = append(s.Marks, templates.Mark{N: len(s.Marks) + 1, Text: text, Explanation: marks[text]})
+		}
+	}
 	var results [][]bench.Result
 	var subs []*bench.Submission
 	for _, e := range entries {
@@ -63,7 +70,7 @@ func (b *builder) systemView(ds *bench.Dataset, entries []*entry) *templates.Sys
 			Measured:   e.sub.MeasuredTokens(),
 			Instances:  ds.SplitSize(e.sub.Split),
 			L1Resolved: r.L1Resolved, L1Passed: r.L1Passed, L2Resolved: r.L2Resolved, L2Passed: r.L2Passed,
-			FV: r.FV, RT: r.RT, File: r.File, Attempts: e.sub.Attempts, MeanResolved: r.MeanResolved,
+			FV: r.FV, RT: r.RT, File: r.File, Attempts: e.sub.Attempts, AnyResolved: r.AnyResolved,
 			Reported: r.Reported, Source: r.Source, Checked: e.sub.Checked,
 		}
 		sp.Links = append(sp.Links, b.fileLinks(e.sub)...)
@@ -151,16 +158,17 @@ func submissionLinks(s *bench.Submission, skip string) []templates.Link {
 func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.OutcomeTable {
 	t := templates.OutcomeTable{Split: s.Split}
 	ins := ds.SplitInstances(s.Split)
+	leads := b.outcomeLeads(ds, s.Split)
 	t.Rows = make([]templates.Outcome, 0, len(ins))
-	for _, in := range ins {
-		o := templates.Outcome{ID: in.InstanceID, URL: b.m.u.instance(ds, in.InstanceID), Repo: in.Repo, Level: in.Level}
+	for i, in := range ins {
+		o := templates.Outcome{Lead: leads[i]}
 		if r := s.ResultOf(in); r == nil {
 			o.NoPrediction = true
 		} else {
 			// Thousands of rows on dozens of pages: no fmt here.
 			o.Resolved, o.Applied, o.Empty = r.Resolved, r.PatchApplied, emptyPrediction(r)
-			o.F2P = strconv.Itoa(len(r.F2PPassed)) + "/" + strconv.Itoa(len(in.FailToPass))
-			o.P2P = strconv.Itoa(len(r.P2PPassed)) + "/" + strconv.Itoa(len(in.PassToPass))
+			o.F2PPassed, o.F2PTotal = len(r.F2PPassed), len(in.FailToPass)
+			o.P2PPassed, o.P2PTotal = len(r.P2PPassed), len(in.PassToPass)
 			o.Failures = failures(r, o.Empty)
 			o.Flags = flagViews(r)
 		}
@@ -207,9 +215,20 @@ func failures(r *bench.Result, empty bool) string {
 
 // fileTitles name a submission's published files on its system page.
 var fileTitles = map[string]string{
+	bench.ResultsFile:      "per-instance results",
 	bench.PredictionsFile:  "predictions",
 	bench.LogsFile:         "test logs",
 	bench.TrajectoriesFile: "trajectories",
+}
+
+// publishedFile reports whether a file of a submission folder is
+// published with the site: one of fileTitles, but not the trajectories
+// of a dataset whose statements are private (the prompts quote them).
+func publishedFile(s *bench.Submission, name string) bool {
+	if fileTitles[name] == "" {
+		return false
+	}
+	return name != bench.TrajectoriesFile || !s.Dataset.KeepsStatementsPrivate()
 }
 
 // fileLinks are the files a submission folder holds beside its results
@@ -217,10 +236,10 @@ var fileTitles = map[string]string{
 func (b *builder) fileLinks(s *bench.Submission) []templates.Link {
 	var out []templates.Link
 	for _, f := range s.Files {
-		title := fileTitles[f.Name]
-		if title == "" {
+		if !publishedFile(s, f.Name) {
 			continue
 		}
+		title := fileTitles[f.Name]
 		out = append(out, templates.Link{Title: title + " (" + humanBytes(f.Size) + ")", URL: b.m.u.file(s, f.Name)})
 	}
 	return out

@@ -32,7 +32,7 @@ func (u urls) trajectory(s *bench.Submission, t *bench.Trajectory) string {
 func trajectoryIndex(subs []*bench.Submission) map[*bench.Submission]map[string][]*bench.Trajectory {
 	out := map[*bench.Submission]map[string][]*bench.Trajectory{}
 	for _, s := range subs {
-		if len(s.Trajectories) == 0 {
+		if len(s.Trajectories) == 0 || s.Dataset.KeepsStatementsPrivate() {
 			continue
 		}
 		m := map[string][]*bench.Trajectory{}
@@ -71,6 +71,9 @@ func (b *builder) trajectoryLinks(s *bench.Submission, id string) []templates.Li
 func (b *builder) trajectoryPages() []page {
 	var out []page
 	for _, s := range b.data.Submissions {
+		if s.Dataset.KeepsStatementsPrivate() {
+			continue
+		}
 		for i := range s.Trajectories {
 			out = append(out, page{url: b.m.u.trajectory(s, &s.Trajectories[i]), html: true})
 		}
@@ -121,7 +124,7 @@ func (b *builder) writeTrajectories(ctx context.Context, out *output) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxTrajectoryArchives)
 	for _, s := range b.data.Submissions {
-		if len(s.Trajectories) == 0 {
+		if len(s.Trajectories) == 0 || s.Dataset.KeepsStatementsPrivate() {
 			continue
 		}
 		g.Go(func() error { return b.writeSubmissionTrajectories(ctx, out, s) })

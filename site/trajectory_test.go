@@ -163,7 +163,7 @@ func TestTrajectoryPages(t *testing.T) {
 	for _, w := range []string{
 		"Turn 1", "Turn 2", "Other request", "2026-03-01 10:00:00Z", "POST /v1/chat/completions", "openai.chat", "GET /v1/models",
 		"1200 in, 30 out", "1500 in, 12 out", "2700 in, 42 out", // per exchange, and summed
-		"Fix it " + trajScript, "run_shell", `"cmd": "ls <b>"`, "pkg/ tests/ " + trajScript, // request and answer as text
+		"Fix it " + trajScript, "run_shell", `cmd: ls <b>`, "pkg/ tests/ " + trajScript, // request and answer as text
 		"Done " + trajScript,     // the stream assembled
 		"2 earlier not repeated", // the second request shows what it adds
 		"trajectory.jsonl",

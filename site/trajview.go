@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -278,7 +280,9 @@ func (r *trajectoryReader) message(v any, role string) templates.TrajectoryMessa
 		// A bare string (a system prompt, a responses input).
 		return templates.TrajectoryMessage{Role: role, Parts: r.blocks(v)}
 	}
-	if s, ok := m["role"].(string); ok {
+	// A system prompt stays one: Gemini sends its systemInstruction as
+	// a content whose own role is "user".
+	if s, ok := m["role"].(string); ok && role != "system" {
 		role = s
 	}
 	msg := templates.TrajectoryMessage{Role: role}
@@ -373,7 +377,7 @@ func (r *trajectoryReader) block(b map[string]any) templates.TrajectoryPart {
 	}
 	if fr, ok := b["functionResponse"].(map[string]any); ok {
 		name, _ := fr["name"].(string)
-		return r.part("tool result", name, flatText(fr["response"]))
+		return r.part("tool result", name, readable(fr["response"]))
 	}
 	kind := typ
 	if kind == "" {
@@ -383,11 +387,11 @@ func (r *trajectoryReader) block(b map[string]any) templates.TrajectoryPart {
 }
 
 // flatText is a tool result's content as text: a string, the texts of a
-// list of blocks, or else JSON.
+// list of blocks, or else the value made readable.
 func flatText(v any) string {
 	switch c := v.(type) {
 	case string:
-		return c
+		return readable(c)
 	case []any:
 		var parts []string
 		for _, x := range c {
@@ -397,33 +401,78 @@ func flatText(v any) string {
 					continue
 				}
 			}
-			parts = append(parts, jsonValue(x))
+			parts = append(parts, readable(x))
 		}
 		return strings.Join(parts, "\n")
 	}
-	return jsonValue(v)
+	return readable(v)
 }
 
 // argsText is a tool call's arguments: a JSON string (OpenAI) or object
-// (Anthropic, Gemini), indented.
-func argsText(v any) string {
-	if s, ok := v.(string); ok {
-		var buf bytes.Buffer
-		if json.Indent(&buf, []byte(s), "", "  ") == nil {
-			return buf.String()
+// (Anthropic, Gemini), made readable.
+func argsText(v any) string { return readable(v) }
+
+// readable shows a tool call's arguments or a tool's result as a reader
+// wants them, not as escaped JSON: an object key by key, each string as
+// its text with its line breaks (a command, a file's content), other
+// values as JSON without HTML escapes (no \u0026 for &); a string that
+// holds a JSON object or list is read as one.
+func readable(v any) string {
+	switch c := v.(type) {
+	case string:
+		if t := strings.TrimSpace(c); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
+			var inner any
+			if json.Unmarshal([]byte(t), &inner) == nil {
+				return readable(inner)
+			}
 		}
-		return s
+		return c
+	case map[string]any:
+		if len(c) == 0 {
+			return "{}"
+		}
+		keys := slices.Sorted(maps.Keys(c))
+		var b strings.Builder
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(k)
+			b.WriteByte(':')
+			switch val := c[k].(type) {
+			case string:
+				if strings.Contains(val, "\n") {
+					b.WriteByte('\n')
+				} else {
+					b.WriteByte(' ')
+				}
+				b.WriteString(val)
+			default:
+				s := jsonValue(val)
+				if strings.Contains(s, "\n") {
+					b.WriteByte('\n')
+				} else {
+					b.WriteByte(' ')
+				}
+				b.WriteString(s)
+			}
+		}
+		return b.String()
 	}
 	return jsonValue(v)
 }
 
-// jsonValue writes a decoded value as indented JSON.
+// jsonValue writes a decoded value as indented JSON, without the HTML
+// escapes encoding/json adds by default (the page escapes it as HTML).
 func jsonValue(v any) string {
-	raw, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(raw)
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // jsonText is a raw body as text: a JSON string's value, other JSON

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -19,7 +20,9 @@ import (
 // view holding what cannot be compared (a function, a channel) has no
 // key: its page is always rendered.
 func viewKey(prog string, view any, texts ...[]byte) (uint64, error) {
-	h := &viewHasher{d: xxhash.New()}
+	h := hashers.Get().(*viewHasher)
+	defer hashers.Put(h)
+	h.d.Reset()
 	h.b = h.buf[:0]
 	h.str(prog)
 	for _, t := range texts {
@@ -34,6 +37,10 @@ func viewKey(prog string, view any, texts ...[]byte) (uint64, error) {
 	}
 	return 1, nil // 0 means no key
 }
+
+// hashers are reused: a hasher's buffer is 16 KB, and thousands of pages
+// are keyed in a build.
+var hashers = sync.Pool{New: func() any { return &viewHasher{d: xxhash.New()} }}
 
 // viewHasher gathers a view's values in b, which is hashed a buffer at a
 // time: a view is thousands of small values, and a digest's Write costs

@@ -114,10 +114,14 @@ type Board struct {
 	CompareURL string
 	ReposURL   string // this split's section of the per-repository page
 	HasLevels  bool   // the L1/L2 % resolved and % passed columns
-	HasTokens  bool
-	HasCost    bool
-	HasCI      bool
-	HasEval    bool // FeatBench's FV, RT and File% columns (per-instance results)
+	// HasAttempts: a system made several attempts per instance; the
+	// pass@k column shows, and % resolved is per attempt (pass@1).
+	HasAttempts bool
+	HasTokens   bool
+	HasCost     bool
+	HasTurns    bool // a row's results report model requests (turns)
+	HasCI       bool
+	HasEval     bool // FeatBench's FV, RT and File% columns (per-instance results)
 	// Methods are the collection methods of the split's instances when
 	// they mix (bench.Methods order): a % resolved column each
 	// (Row.Methods, in this order), and a filter.
@@ -128,7 +132,20 @@ type Board struct {
 	Resamples  int
 	Reported   int  // ranked systems with only reported aggregates: no ranges
 	Flagged    bool // a ranked row carries integrity flags
-	Tags       []string
+	// Tags are the filter checkboxes: the tags of the dataset's
+	// vocabulary (featbench.toml's [site.boards]) that a row carries;
+	// other tags show on their rows as text only.
+	Tags []string
+	// Models, Scaffolds and Orgs are the ranked rows' distinct values,
+	// for the filters' choices.
+	Models, Scaffolds, Orgs []string
+	// Marks are the marks the rows' names carry, explained under the
+	// board and numbered as the rows refer to them.
+	Marks []Mark
+	// Logos: every organisation on the board has a logo, and the rows
+	// show them; otherwise none does, so that no system stands out for
+	// having one.
+	Logos      bool
 	Rows       []Row // ranked systems, best first
 	References []Row // reference rows (gold, empty): shown apart, not ranked
 }
@@ -139,6 +156,15 @@ func (b *Board) RankLabel() string {
 		return "% passed"
 	}
 	return "% resolved"
+}
+
+// Mark is something a system's name carries beside its scaffold and
+// model, such as "(routing)", with what it means (featbench.toml's
+// [site.boards] marks); N numbers it on its board.
+type Mark struct {
+	N           int
+	Text        string
+	Explanation string
 }
 
 // Org is an organisation behind a system, with its logo when data/ has one.
@@ -176,6 +202,8 @@ type Row struct {
 	TokensN       int // results the token means are taken over (per-instance only)
 	Cost          Cell
 	CostN         int // results the cost mean is taken over (per-instance only)
+	Turns         Cell
+	TurnsN        int // results the turns mean is taken over
 	L1Resolved    Cell
 	L1Passed      Cell
 	L2Resolved    Cell
@@ -183,13 +211,24 @@ type Row struct {
 	FV            Cell // % of instances whose every F2P test passed
 	RT            Cell // % of instances whose every P2P test passed
 	File          Cell // mean % of the gold patch's files the prediction touched
-	MeanResolved  Cell // % resolved per attempt, when several were made
-	Date          string
-	OpenScaffold  bool
-	OpenWeights   bool
-	Checked       bool
-	Attempts      int
-	Tags          []string
+	// AnyResolved is pass@k, % of instances resolved by any of the k
+	// attempts, when several were made: Resolved is then the mean over
+	// attempts (pass@1), which the board ranks by.
+	AnyResolved  Cell
+	Date         string
+	OpenScaffold bool
+	OpenWeights  bool
+	Checked      bool
+	Attempts     int
+	Tags         []string
+	Marks        []Mark // the marks its name carries
+	// Links are what stands behind the row's figures, each board row
+	// linking them: its per-instance results, test logs and trajectories,
+	// as published with the site or hosted where its metadata says.
+	Links []Link
+	// CIDerived: the interval of a reported row, derived from its
+	// published rate and the split's size (Wilson), not from results.
+	CIDerived bool
 	// Flagged counts the results carrying each integrity flag, for a
 	// ranked row: a board shows them beside the name.
 	Flagged   []FlagCount
@@ -233,10 +272,14 @@ type DatasetPage struct {
 	ChartsURL   string
 	RankLabel   string // what the leaderboards rank by, in prose
 	Described   bool   // published figures only, no instances here
-	Repos       []RepoInfo
-	Citation    string // BibTeX, empty when the manifest gives none
-	Collection  *CollectionInfo
-	Instances   []InstanceRow
+	// PrivateStatements: the instances are here but their statements are
+	// not published (dataset.toml's statements = "private"): no task
+	// pages, no JSONL, no trajectories.
+	PrivateStatements bool
+	Repos             []RepoInfo
+	Citation          string // BibTeX, empty when the manifest gives none
+	Collection        *CollectionInfo
+	Instances         []InstanceRow
 	// The instances no ranked system solves, of Evaluated instances some
 	// ranked system has per-instance results on (reference rows are not
 	// counted).
@@ -439,6 +482,7 @@ type RepoScoreRow struct {
 type SystemPage struct {
 	Page
 	Name          string
+	Marks         []Mark // what its name carries beside scaffold and model, explained
 	Scaffold      string
 	Model         string
 	Organisations string
@@ -468,35 +512,35 @@ type SystemPage struct {
 
 // SystemSplit is a system's figures on one split.
 type SystemSplit struct {
-	Split        string
-	BoardURL     string
-	Date         string
-	Rank         int // 0: a reference row, not ranked
-	RankLo       int // 95% bootstrap range of the rank; 0 when none
-	RankHi       int
-	Of           int
-	Resolved     Cell
-	Passed       Cell
-	TokensIn     Cell
-	TokensOut    Cell
-	TokensN      int // instances the token means are taken over; 0 when reported
-	Cost         Cell
-	CostN        int
-	Measured     bool // tokens and cost were counted by the harness (eval infer), not reported by the agent
-	Instances    int  // instances in the split
-	L1Resolved   Cell
-	L1Passed     Cell
-	L2Resolved   Cell
-	L2Passed     Cell
-	FV           Cell
-	RT           Cell
-	File         Cell
-	Attempts     int
-	MeanResolved Cell
-	Reported     bool
-	Source       string
-	Checked      bool
-	Links        []Link // this submission's downloads and links
+	Split       string
+	BoardURL    string
+	Date        string
+	Rank        int // 0: a reference row, not ranked
+	RankLo      int // 95% bootstrap range of the rank; 0 when none
+	RankHi      int
+	Of          int
+	Resolved    Cell
+	Passed      Cell
+	TokensIn    Cell
+	TokensOut   Cell
+	TokensN     int // instances the token means are taken over; 0 when reported
+	Cost        Cell
+	CostN       int
+	Measured    bool // tokens and cost were counted by the harness (eval infer), not reported by the agent
+	Instances   int  // instances in the split
+	L1Resolved  Cell
+	L1Passed    Cell
+	L2Resolved  Cell
+	L2Passed    Cell
+	FV          Cell
+	RT          Cell
+	File        Cell
+	Attempts    int
+	AnyResolved Cell
+	Reported    bool
+	Source      string
+	Checked     bool
+	Links       []Link // this submission's downloads and links
 }
 
 // OutcomeTable is a system's result on every instance of one split.
@@ -509,19 +553,24 @@ type OutcomeTable struct {
 
 // Outcome is a system's result on one instance.
 type Outcome struct {
-	ID           string
-	URL          string
-	Repo         string
-	Level        int
+	// Lead is the row's first cells, the instance's id (linked), its
+	// repository and level: OutcomeLead's HTML, made once an instance
+	// and shared by every system's page.
+	Lead         HTML
 	NoPrediction bool
 	Resolved     bool
 	Applied      bool
-	Empty        bool   // an empty prediction, at either level
-	F2P          string // "3 of 4"
-	P2P          string
-	Failures     string
-	Flags        []Flag // the prediction's integrity flags
+	Empty        bool // an empty prediction, at either level
+	// F2P and P2P tests passed of those the instance has: "3/4".
+	F2PPassed, F2PTotal int
+	P2PPassed, P2PTotal int
+	Failures            string
+	Flags               []Flag // the prediction's integrity flags
 }
+
+// HTML is markup made by this package's own components (OutcomeLead,
+// SystemLead), written as it is.
+type HTML string
 
 // Flag is an integrity flag of a prediction, with what it means: shown as
 // its name, explained in a legend beside the table (and in a tooltip).
@@ -663,17 +712,21 @@ type Setting struct {
 
 // InstanceSystem is how one system did on an instance.
 type InstanceSystem struct {
-	Name         string
-	URL          string
+	Name string
+	// Lead is the row's first cells, the system (linked, marked when a
+	// reference row) and the split: SystemLead's HTML, made once a
+	// system and split and shared by every instance's page.
+	Lead         HTML
 	Split        string
 	Reference    bool // a reference row: not counted in the difficulty
 	NoPrediction bool // evaluated on the split, but no result for the instance
 	Resolved     bool
 	Applied      bool
 	Empty        bool // an empty prediction, at either level
-	Passed       string
-	Failures     string
-	Flags        []Flag // the prediction's integrity flags
+	// Passed of Of fail-to-pass tests passed.
+	Passed, Of int
+	Failures   string
+	Flags      []Flag // the prediction's integrity flags
 	// Trajectories link the pages of the system's recorded trajectories
 	// of the instance, one per attempt; none when it published none.
 	Trajectories []Link
@@ -706,6 +759,9 @@ type Chart struct {
 	Options any
 	Height  int    // CSS pixels to draw it in; 0 for the stylesheet's
 	Empty   string // why the chart cannot be drawn from the data, if so
+	// Without names the systems the chart leaves out, and why (a
+	// by-level chart of systems that publish no figures by level).
+	Without string
 	Table   ChartTable
 }
 
@@ -728,6 +784,9 @@ type ComparePage struct {
 	Systems    []CompareSystem
 	Neighbours []ComparePair     // each ranked system against the next one down
 	Attempts   []CompareAttempts // systems with several attempts per instance
+	// PerAttempt: a system made several attempts per instance, and is
+	// compared on the share of them resolving each instance (pass@1).
+	PerAttempt bool
 	Data       CompareData
 }
 
@@ -739,6 +798,11 @@ type ComparePair struct {
 	RankA, RankB                        int
 	Both, OnlyA, OnlyB, Neither, Shared int
 	P                                   string // the p-value as printed
+	// Attempts: one of the two made several attempts per instance, and
+	// the cells compare each instance's share of attempts resolving it
+	// (pass@1): OnlyA is "higher for A", Both "equal, above 0"; P is the
+	// sign test's, which is McNemar's exact test on 0-or-1 outcomes.
+	Attempts bool
 }
 
 // CompareAttempts is a system's several attempts per instance: pass@k's
@@ -763,6 +827,10 @@ type CompareSystem struct {
 	URL      string `json:"url"`
 	Resolved int    `json:"resolved"`
 	Ref      bool   `json:"ref,omitempty"`
+	// Pass1 is the % resolved per attempt (pass@1) of a system with
+	// several attempts per instance; Resolved then counts the instances
+	// any attempt resolved.
+	Pass1 string `json:"pass1,omitempty"`
 }
 
 // CompareData is the compare view's data as site.js reads it.
@@ -774,6 +842,11 @@ type CompareData struct {
 	Level    []int           `json:"level"` // per instance
 	Systems  []CompareSystem `json:"systems"`
 	Outcomes []string        `json:"outcomes"` // per system, a character per instance: y resolved, n not, . no prediction
+	// Tries is, per system with several attempts per instance, "c/n"
+	// per instance (c of its n attempts resolved it; "" for no
+	// prediction), null for the others: such a system is compared on
+	// the share c/n.
+	Tries [][]string `json:"tries"`
 	// Pairs holds every two systems i < j, in the order (0,1), (0,2), …,
 	// (1,2), …: site.js shows the pair the reader picks.
 	Pairs []PairData `json:"pairs"`
@@ -788,6 +861,8 @@ type PairData struct {
 	N   [4]int `json:"n"`             // both resolved, only the first, only the second, neither
 	P   string `json:"p"`             // exact McNemar p-value as printed
 	Low bool   `json:"low,omitempty"` // p < 0.05
+	// Attempts: N compares shares of attempts (ComparePair.Attempts).
+	Attempts bool `json:"attempts,omitempty"`
 }
 
 // NotFound is the 404 page.

@@ -121,6 +121,7 @@ type manifest struct {
 	Description string          `toml:"description"`
 	Layout      string          `toml:"layout"`
 	Level2      string          `toml:"level2"`
+	Statements  string          `toml:"statements,omitempty"`
 	Repos       []manifestRepo  `toml:"repositories"`
 	Splits      []manifestSplit `toml:"splits"`
 }
@@ -176,7 +177,7 @@ func manifestRepoOf(rc config.Repo, env envOut) manifestRepo {
 func newManifest(o Options, name, version string, repos []manifestRepo) manifest {
 	m := manifest{
 		Name: name, Title: o.Config.Collect.Title, Version: version, Description: o.Config.Collect.Description,
-		Layout: bench.LayoutComplete, Level2: bench.Level2AgentCode, Repos: repos,
+		Layout: bench.LayoutComplete, Level2: bench.Level2AgentCode, Statements: o.Config.Collect.Statements, Repos: repos,
 	}
 	if m.Title == "" {
 		m.Title = name

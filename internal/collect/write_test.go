@@ -111,6 +111,29 @@ func TestWriteDataset(t *testing.T) {
 	}
 }
 
+// TestWriteDatasetStatements: [collect] statements goes into the
+// manifest, which says so to the site; left out, the manifest says
+// nothing and the statements are public.
+func TestWriteDatasetStatements(t *testing.T) {
+	for _, mode := range []string{"", bench.StatementsPrivate, bench.StatementsPublic} {
+		o, results, rep := writeFixture(t)
+		o.Config.Collect.Statements = mode
+		data := filepath.Join(o.Root, "data")
+		out := filepath.Join(data, "datasets", "mini", "v1")
+		if err := writeDataset(context.Background(), o, out, "mini", "v1", results, rep); err != nil {
+			t.Fatal(err)
+		}
+		d, err := bench.LoadDatasets(context.Background(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds := d.Datasets[0]
+		if ds.Statements != mode || ds.PublishesStatements() != (mode != bench.StatementsPrivate) {
+			t.Errorf("[collect] statements = %q: the manifest says %q, publishes statements: %v", mode, ds.Statements, ds.PublishesStatements())
+		}
+	}
+}
+
 // TestPreflight: what writing the dataset needs of the configuration is
 // checked before any stage runs (no engine is needed to see these fail),
 // not after the collection's work.

@@ -136,7 +136,7 @@ func Result(ds *bench.Dataset, meta Meta, reps []*Report) (bench.Result, bool) {
 		F2PPassed: []string{}, F2PFailed: []string{}, P2PPassed: []string{}, P2PFailed: []string{},
 		FilesChanged: r.FilesChanged, TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: r.Cost,
 		FailureModes: r.FailureModes, ApplyMethod: r.ApplyMethod, FileRecall: r.FileRecall,
-		Flags: r.Flags, Measured: r.Measured, Audit: r.AuditFlags,
+		Flags: r.Flags, Measured: r.Measured, Audit: r.AuditFlags, Turns: r.Turns,
 	}
 	d := math.Round(r.Seconds*100) / 100
 	res.Duration = &d
@@ -164,9 +164,17 @@ func Result(ds *bench.Dataset, meta Meta, reps []*Report) (bench.Result, bool) {
 	}
 	if meta.Attempts > 1 {
 		res.Attempts = len(reps)
-		for _, a := range reps {
+		res.AttemptsPassed = make([]int, len(reps))
+		for i, a := range reps {
 			if a.Resolved {
 				res.AttemptsResolved++
+			}
+			if a.PatchApplied {
+				for _, id := range in.FailToPass {
+					if t, ok := a.Tests[id]; ok && t.Passed {
+						res.AttemptsPassed[i]++
+					}
+				}
 			}
 		}
 	}

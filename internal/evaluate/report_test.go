@@ -1,6 +1,7 @@
 package evaluate_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/featbench/featbench/bench"
@@ -73,6 +74,11 @@ func TestAttemptsAndRunReport(t *testing.T) {
 	res, ok := evaluate.Result(dsWith, meta, reports["a"])
 	if !ok || !res.Resolved || res.Attempts != 3 || res.AttemptsResolved != 1 || len(res.F2PPassed) != 1 {
 		t.Errorf("result of a: %+v", res)
+	}
+	// Each attempt's fail-to-pass count, for % passed as a mean over
+	// attempts: only the second passed its one test.
+	if !slices.Equal(res.AttemptsPassed, []int{0, 1, 0}) {
+		t.Errorf("attempts_passed of a = %v, want [0 1 0]", res.AttemptsPassed)
 	}
 	res, ok = evaluate.Result(dsWith, meta, reports["c"])
 	if !ok || res.Resolved || res.AttemptsResolved != 0 || len(res.F2PFailed) != 1 || res.FailureModes[0] != "AssertionError" {

@@ -314,10 +314,12 @@ func compare(got, want *bench.Result, duration bool, bad func(field, format stri
 		{"file_recall", got.FileRecall, want.FileRecall},
 		{"attempts", got.Attempts, want.Attempts},
 		{"attempts_resolved", got.AttemptsResolved, want.AttemptsResolved},
+		{"attempts_passed", got.AttemptsPassed, want.AttemptsPassed},
 		{"tokens_in", got.TokensIn, want.TokensIn},
 		{"tokens_out", got.TokensOut, want.TokensOut},
 		{"cost", got.Cost, want.Cost},
 		{"measured", got.Measured, want.Measured},
+		{"turns", got.Turns, want.Turns},
 	}
 	if duration {
 		fields = append(fields, struct {

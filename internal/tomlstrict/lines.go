@@ -61,6 +61,13 @@ func nesting(data []byte) (deepest, at int) {
 // as Decode does. It is a scanner, not a parser: anything it
 // does not follow only costs a line number.
 func scanLines(s string) Lines {
+	return ScanLines(s)
+}
+
+// ScanLines is scanLines for a file that parsed: the lines of its keys,
+// for a problem found after decoding (a value checked against other
+// files).
+func ScanLines(s string) Lines {
 	sc := &scanner{s: s, line: 1, lines: Lines{}, arrays: map[string]int{}}
 	sc.run()
 	return sc.lines

@@ -183,6 +183,7 @@
   function applyBoard(form, table) {
     var q = value(form, "q").toLowerCase();
     var scaffold = value(form, "scaffold"), weights = value(form, "weights");
+    var model = value(form, "model"), scaffoldName = value(form, "scaffold_name"), org = value(form, "org");
     var checked = checkedValues(form, "checked").length > 0;
     var tags = checkedValues(form, "tag");
     var method = value(form, "method");
@@ -198,6 +199,13 @@
       if (scaffold && r.getAttribute("data-open-scaffold") !== (scaffold === "open" ? "yes" : "no")) ok = false;
       if (weights && r.getAttribute("data-open-weights") !== (weights === "open" ? "yes" : "no")) ok = false;
       if (checked && r.getAttribute("data-checked") !== "yes") ok = false;
+      if (model && r.getAttribute("data-model") !== model) ok = false;
+      if (scaffoldName && r.getAttribute("data-scaffold") !== scaffoldName) ok = false;
+      if (org) {
+        var orgs = [];
+        try { orgs = JSON.parse(r.getAttribute("data-orgs") || "[]"); } catch (e) { /* none */ }
+        if (orgs.indexOf(org) < 0) ok = false;
+      }
       if (tags.length) {
         var have = [];
         try { have = JSON.parse(r.getAttribute("data-tags") || "[]"); } catch (e) { /* no tags */ }
@@ -312,7 +320,7 @@
       if (diffOnly) {
         var first = null, differ = false;
         for (var k = 0; k < chosen.length; k++) {
-          var y = d.outcomes[chosen[k]].charAt(i) === "y";
+          var y = share(d, chosen[k], i);
           if (first === null) first = y; else if (y !== first) { differ = true; break; }
         }
         if (!differ) continue;
@@ -321,13 +329,12 @@
     }
     // Sorting: by instance, repository, level or a system's outcome
     // (resolved, then not resolved, then no prediction).
-    var rank = { y: 2, n: 1, ".": 0 };
     if (c.key) {
       var sys = c.key.indexOf("s:") === 0 ? c.bySlug[c.key.slice(2)] : undefined;
       var val = c.key === "id" ? function (i) { return d.ids[i]; }
         : c.key === "repo" ? function (i) { return d.repos[d.repo[i]]; }
         : c.key === "level" ? function (i) { return d.level[i]; }
-        : sys !== undefined ? function (i) { return rank[d.outcomes[sys].charAt(i)]; } : null;
+        : sys !== undefined ? function (i) { var v = share(d, sys, i); return v === null ? -1 : v; } : null;
       if (val) {
         rows.sort(function (a, b) {
           var x = val(a), z = val(b);
@@ -358,7 +365,7 @@
       b.textContent = "↕";
       var a = el("a", { href: s.url }, s.name);
       th.insertBefore(a, b);
-      th.insertBefore(el("span", { "class": "sub" }, s.resolved + " resolved"), b);
+      th.insertBefore(el("span", { "class": "sub" }, s.pass1 ? "pass@1 " + s.pass1 + "%" : s.resolved + " resolved"), b);
       head.appendChild(th);
     });
     var thead = el("thead");
@@ -369,12 +376,15 @@
       var i = rows[r];
       var tr = el("tr");
       var th = el("th", { scope: "row" });
-      th.appendChild(breakable(el("a", { href: d.base + d.ids[i] + "/" }), d.ids[i]));
+      th.appendChild(breakable(idLink(d, i), d.ids[i]));
       tr.appendChild(th);
       tr.appendChild(el("td", { "class": "narrow" }, d.repos[d.repo[i]]));
       tr.appendChild(el("td", { "class": "num" }, "L" + d.level[i]));
       chosen.forEach(function (k) {
         var m = marks[d.outcomes[k].charAt(i)] || marks["."];
+        var t = d.tries && d.tries[k] ? d.tries[k][i] : "";
+        // Several attempts: c of n resolved, as c/n.
+        if (t) m = [share(d, k, i) === 1 ? "yes" : share(d, k, i) > 0 ? "part" : "no", t];
         tr.appendChild(el("td", { "class": "cmp " + m[0] }, m[1]));
       });
       body.appendChild(tr);
@@ -394,9 +404,29 @@
     return [wrap.hidden ? 0 : rows.length, n];
   }
 
+  // share is system k's outcome on instance i as the pairs compare it:
+  // 1 or 0 with one attempt, the share of its attempts that resolved the
+  // instance with several; null without a prediction.
+  function share(d, k, i) {
+    var c = d.outcomes[k].charAt(i);
+    if (c === ".") return null;
+    var t = d.tries && d.tries[k] ? d.tries[k][i] : "";
+    if (t) {
+      var p = t.split("/");
+      return Number(p[0]) / Number(p[1]);
+    }
+    return c === "y" ? 1 : 0;
+  }
+
   // breakable fills e with text that may wrap after its dots and
   // underscores (<wbr>, so that a copied id stays whole): a long instance
   // id wraps at its parts on a phone, not anywhere.
+  // idLink is the element an instance id goes in: a link to its task
+  // page, or a plain span where the dataset publishes none (no base).
+  function idLink(d, i) {
+    return d.base ? el("a", { href: d.base + d.ids[i] + "/" }) : el("span", { "class": "id" });
+  }
+
   function breakable(e, text) {
     var re = /[._]+/g, from = 0, m;
     while ((m = re.exec(text)) !== null) {
@@ -502,11 +532,15 @@
     var onlyA = i === lo ? pr.n[1] : pr.n[2], onlyB = i === lo ? pr.n[2] : pr.n[1];
     var shared = both + onlyA + onlyB + neither, left = d.ids.length - shared;
     out.appendChild(el("p", {}, A.name + " and " + B.name + " both made a prediction for " + shared + " of the " +
-      d.ids.length + " instances" + (left ? "; the other " + left + " are left out." : ".")));
+      d.ids.length + " instances" + (left ? "; the other " + left + (left === 1 ? " is left out." : " are left out.") : ".")));
 
     var counts = el("dl", { "class": "pair-counts", id: "pair-counts" });
-    [["Both resolved", both, "both"], ["Only " + A.name, onlyA, "only-a"], ["Only " + B.name, onlyB, "only-b"],
-      ["Neither", neither, "neither"]].forEach(function (c) {
+    // Per attempt: the cells compare shares of attempts (see the note).
+    var labels = pr.attempts
+      ? ["Equal, above 0", "Higher for " + A.name, "Higher for " + B.name, "Neither resolved"]
+      : ["Both resolved", "Only " + A.name, "Only " + B.name, "Neither"];
+    [[labels[0], both, "both"], [labels[1], onlyA, "only-a"], [labels[2], onlyB, "only-b"],
+      [labels[3], neither, "neither"]].forEach(function (c) {
       var item = el("div");
       item.appendChild(el("dt", {}, c[0]));
       item.appendChild(el("dd", { "data-cell": c[2] }, String(c[1])));
@@ -516,27 +550,29 @@
 
     var differ = onlyA + onlyB;
     var test = differ === 0 ? "They resolved the same shared instances: there is no difference to test."
-      : "Exact McNemar test on the " + differ + " instances where they differ: p " + (pr.p.charAt(0) === "<" ? "" : "= ") + pr.p +
+      : (pr.attempts ? "Compared per attempt (the share of each system's attempts that resolved an instance). Exact sign test on the "
+        : "Exact McNemar test on the ") + differ + " instances where they differ: p " + (pr.p.charAt(0) === "<" ? "" : "= ") + pr.p +
         " (two-sided). " + (pr.low
           ? "If the two were equally good, a split at least this uneven would happen less than 5% of the time."
           : "A split at least this uneven is common between equally good systems: these instances do not tell them apart.");
     out.appendChild(el("p", { "class": "pair-test" }, test));
 
     // The instances where they differ, each linked to its page.
-    var only = [[], []], oa = d.outcomes[i], ob = d.outcomes[j];
+    var only = [[], []];
     for (var k = 0; k < d.ids.length; k++) {
-      var x = oa.charAt(k), y = ob.charAt(k);
-      if (x === "." || y === "." || x === y) continue;
-      only[x === "y" ? 0 : 1].push(k);
+      var x = share(d, i, k), y = share(d, j, k);
+      if (x === null || y === null || x === y) continue;
+      only[x > y ? 0 : 1].push(k);
     }
     [[A, only[0], "only-a"], [B, only[1], "only-b"]].forEach(function (g) {
       var det = el("details", { "class": "pair-list", "data-list": g[2] });
       if (g[1].length && g[1].length <= 50) det.open = true;
-      det.appendChild(el("summary", {}, "Resolved by " + g[0].name + " only: " + g[1].length + (g[1].length === 1 ? " instance" : " instances")));
+      var what = pr.attempts ? "Higher for " + g[0].name + ": " : "Resolved by " + g[0].name + " only: ";
+      det.appendChild(el("summary", {}, what + g[1].length + (g[1].length === 1 ? " instance" : " instances")));
       var ul = el("ul", { "class": "id-list" });
       g[1].forEach(function (k) {
         var li = el("li");
-        li.appendChild(el("a", { href: d.base + d.ids[k] + "/" }, d.ids[k]));
+        li.appendChild(breakable(idLink(d, k), d.ids[k]));
         ul.appendChild(li);
       });
       det.appendChild(ul);
@@ -572,10 +608,19 @@
           y.axisLabel.lineHeight = 16;
         }
       });
+      logAxes(options);
+      // Named points: their names are placed once the points are drawn
+      // (nameLabels); until then none shows.
+      var named = [];
+      (options.series || []).forEach(function (s, si) {
+        if (!s.labelPlace) return;
+        named.push({ si: si, how: s.labelPlace });
+        delete s.labelPlace;
+        s.label = { show: false };
+      });
       // SVG: every text a box the browser can measure (and crisp when
       // zoomed).
       var chart = window.echarts.init(el, isDark() ? "dark" : null, { renderer: "svg" });
-      var cramped = placeLabels(chart, options);
       chart.on("finished", function () {
         if (el.hasAttribute("data-drawn")) return;
         el.setAttribute("data-drawn", "1");
@@ -583,69 +628,173 @@
         if (data) data.open = false;
       });
       chart.setOption(options);
-      // Names with no room to be read (a few pixels) are not drawn at all,
-      // rather than as an ellipsis: the tooltip and the table give them.
-      if (cramped.length) {
-        cramped.forEach(function (c) {
-          var d = options.series[c[0]].data[c[1]];
-          if (d && typeof d === "object") d.label = { show: false };
-        });
-        chart.setOption({ series: options.series });
-      }
+      if (named.length) nameLabels(chart, options, named, el);
       charts.push(chart);
     });
   }
 
-  // placeLabels lays out the names of points (series marked labelPlace by
-  // the build) so that none leaves the chart, runs into another (ECharts
-  // hides the one that would) or sits on the Pareto line: "side" beside
-  // its point, on the side with more room, cut to that room; "front" above
-  // its point on the side away from the line, which comes from below and
-  // leaves to the right: left of the point where there is room, else right
-  // of it up to where the line climbs to the next point.
-  function placeLabels(chart, options) {
-    var line = null, cramped = [];
-    // The narrowest room a name is cut to; less, and it is not drawn.
-    var least = 40;
-    (options.series || []).forEach(function (s) { if (s.type === "line") line = s; });
+  // logAxes labels a log axis the build drew as a value axis over the
+  // values' logarithms (logTicks: the ticks' logarithms): its ticks and
+  // the tooltips give the values themselves.
+  function logAxes(options) {
+    var log = false;
+    [].concat(options.xAxis || []).forEach(function (x) {
+      if (!x.logTicks) return;
+      log = true;
+      x.axisLabel = x.axisLabel || {};
+      x.axisLabel.customValues = x.logTicks;
+      x.axisLabel.formatter = function (v) { return compact(Math.pow(10, v)); };
+      x.axisTick = { customValues: x.logTicks };
+      x.splitLine = { show: true };
+      delete x.logTicks;
+    });
+    if (!log) return;
+    options.tooltip = options.tooltip || {};
+    options.tooltip.formatter = function (p) {
+      var v = p.value || [];
+      var x = v.length > 2 ? v[2] : Math.pow(10, v[0]);
+      return p.marker + (p.name || p.seriesName) + "<br>" + p.seriesName + ": " + v[1] + " at " + compact(x);
+    };
+  }
+  // compact writes a count as people read it on an axis: 2.5M, 40k, 900.
+  function compact(v) {
+    var r = function (x) { return String(Math.round(x * 10) / 10); };
+    if (v >= 1e6) return r(v / 1e6) + "M";
+    if (v >= 1e3) return r(v / 1e3) + "k";
+    return r(v);
+  }
+
+  // nameLabels names the points of the named series (marked labelPlace
+  // by the build) where each name fits: inside the plot, clear of every
+  // point of the chart, of the Pareto line and of the names placed before
+  // it. A point on a Pareto front ("front") is named first, above and to
+  // the left, away from the line, which comes from below and leaves to
+  // the right. A point whose name fits nowhere gets a number instead, and
+  // the key under the chart gives its name: every named point is named.
+  function nameLabels(chart, options, named, el) {
+    var g = gridRect(chart);
+    var ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = "11px sans-serif";
+    var H = 16;
+    var points = [], obstacles = [], placed = [];
     (options.series || []).forEach(function (s, si) {
-      var how = s.labelPlace;
-      if (!how) return;
-      delete s.labelPlace;
-      s.label = s.label || {};
-      s.label.overflow = "truncate";
-      // Room around each name: ECharts hides a name whose box, widened
-      // by this margin, meets another's. It measures a line's height as
-      // the width of a CJK character, which a browser without CJK fonts
-      // draws narrow (7 px for 12 px text): without the margin, names
-      // 10 px apart overlap.
-      s.label.minMargin = 8;
-      s.labelLayout = function (p) {
-        var g = gridRect(chart), r = p.rect, cx = r.x + r.width / 2;
-        if (how === "front") {
-          var left = r.x - g.x - 4, next = g.x + g.width;
-          ((line && line.data) || []).forEach(function (d) {
-            var x = chart.convertToPixel({ seriesIndex: si }, d.value || d)[0];
-            if (x > cx + 1 && x < next) next = x;
-          });
-          var after = next - r.x - r.width - 6;
-          if (Math.max(left, after) < least) cramped.push([si, p.dataIndex]);
-          if (left >= 80 || left >= after) {
-            return { x: r.x, y: r.y, align: "right", verticalAlign: "bottom", width: Math.max(left, 8), hideOverlap: true };
-          }
-          return { x: r.x + r.width, y: r.y, align: "left", verticalAlign: "bottom", width: Math.max(after, 8), hideOverlap: true };
+      (s.data || []).forEach(function (d, di) {
+        var v = d && d.value !== undefined ? d.value : d;
+        var px = chart.convertToPixel({ seriesIndex: si }, v);
+        if (!px || isNaN(px[0]) || isNaN(px[1])) return;
+        points.push({ si: si, di: di, x: px[0], y: px[1], name: d && d.name });
+        obstacles.push({ x: px[0] - 6, y: px[1] - 6, w: 12, h: 12, si: si, di: di });
+      });
+      if (s.type === "line" && s.step) {
+        // The step line's segments: across at a point's height, then up.
+        var pts = (s.data || []).map(function (d) { return chart.convertToPixel({ seriesIndex: si }, d.value || d); });
+        for (var k = 0; k + 1 < pts.length; k++) {
+          var a = pts[k], b = pts[k + 1];
+          obstacles.push({ x: a[0], y: a[1] - 2, w: b[0] - a[0], h: 4 });
+          obstacles.push({ x: b[0] - 2, y: Math.min(a[1], b[1]), w: 4, h: Math.abs(a[1] - b[1]) });
         }
-        var right = cx < g.x + g.width / 2;
-        var room = right ? chart.getWidth() - (r.x + r.width) - 8 : r.x - g.x - 8;
-        if (room < least) cramped.push([si, p.dataIndex]);
-        return {
-          x: right ? r.x + r.width + 3 : r.x - 3, y: r.y + r.height / 2,
-          align: right ? "left" : "right", verticalAlign: "middle",
-          width: Math.max(Math.min(room, 220), 8), hideOverlap: true
-        };
+      }
+    });
+    var hits = function (r, si, di) {
+      var inside = r.x >= g.x + 1 && r.y >= g.y + 1 && r.x + r.w <= g.x + g.width - 1 && r.y + r.h <= g.y + g.height - 1;
+      if (!inside) return true;
+      var meets = function (o) { return r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h; };
+      return obstacles.some(function (o) { return !(o.si === si && o.di === di) && meets(o); }) || placed.some(meets);
+    };
+    var spots = function (x, y, w, front) {
+      var c = [
+        [x + 8, y - H / 2], [x - 8 - w, y - H / 2], [x - w / 2, y - 8 - H], [x - w / 2, y + 8],
+        [x + 5, y - 5 - H], [x - 5 - w, y - 5 - H], [x + 5, y + 5], [x - 5 - w, y + 5]
+      ];
+      if (front) c = [[x - 5 - w, y - 5 - H], [x - 8 - w, y - H / 2], [x - w / 2, y - 8 - H], [x + 5, y - 5 - H]].concat(c);
+      for (var k = 1; k <= 3; k++) {
+        c.push([x + 8, y - H / 2 - k * H], [x + 8, y - H / 2 + k * H], [x - 8 - w, y - H / 2 - k * H], [x - 8 - w, y - H / 2 + k * H]);
+      }
+      return c;
+    };
+    // Farther out, for a number where the spots beside the point are
+    // taken: rings of twelve spots, 14 to 42 px from it.
+    var ring = function (x, y, w) {
+      var c = [];
+      for (var d = 14; d <= 42; d += 7) {
+        for (var a = 0; a < 12; a++) {
+          var t = a * Math.PI / 6;
+          c.push([x + d * Math.cos(t) - w / 2, y - d * Math.sin(t) - H / 2]);
+        }
+      }
+      return c;
+    };
+    // A spot away from its point needs a line to it: the spot is taken
+    // only if that line crosses no name placed before (sampled every 2 px).
+    var gap = function (b, p) {
+      var dx = Math.max(b.x - p.x, 0, p.x - (b.x + b.w)), dy = Math.max(b.y - p.y, 0, p.y - (b.y + b.h));
+      return Math.sqrt(dx * dx + dy * dy);
+    };
+    var lineFree = function (b, p) {
+      if (gap(b, p) <= 10) return true;
+      var ex = Math.min(Math.max(p.x, b.x), b.x + b.w), ey = Math.min(Math.max(p.y, b.y), b.y + b.h);
+      var n = Math.ceil(Math.hypot(ex - p.x, ey - p.y) / 2);
+      for (var k = 1; k < n; k++) {
+        var x = p.x + (ex - p.x) * k / n, y = p.y + (ey - p.y) * k / n;
+        if (placed.some(function (o) { return x > o.x && x < o.x + o.w && y > o.y && y < o.y + o.h; })) return false;
+      }
+      return true;
+    };
+    var order = [];
+    named.forEach(function (n) {
+      points.forEach(function (p) { if (p.si === n.si && p.name) order.push({ p: p, front: n.how === "front" }); });
+    });
+    order.sort(function (a, b) { return (b.front - a.front) || (a.p.x - b.p.x); });
+    var boxes = {}, key = [];
+    order.forEach(function (o) {
+      var p = o.p, text = p.name, w = ctx.measureText(text).width + 6;
+      var clear = function (c) { return !hits({ x: c[0], y: c[1], w: w, h: H }, p.si, p.di); };
+      var free = function (c) { return clear(c) && lineFree({ x: c[0], y: c[1], w: w, h: H }, p); };
+      var spot = spots(p.x, p.y, w, o.front).find(free);
+      if (!spot) {
+        // No room for the name: a number, and the name in the key.
+        text = String(key.length + 1);
+        w = ctx.measureText(text).width + 6;
+        // Its line may cross a name only where no other spot is left.
+        var cands = spots(p.x, p.y, w, o.front).concat(ring(p.x, p.y, w));
+        spot = cands.find(free) || cands.find(clear) || [p.x + 6, p.y - H];
+        key.push(text + " " + p.name);
+      }
+      var box = { x: spot[0], y: spot[1], w: w, h: H };
+      placed.push(box);
+      // A name or number away from its point (a row or more off, or on
+      // a ring) gets a thin line to it, so that it is read as the
+      // point's and not its neighbours'.
+      boxes[p.si + ":" + p.di] = { box: box, text: text, far: gap(box, p) > 10 };
+    });
+    var update = named.map(function (n) {
+      var s = options.series[n.si];
+      return {
+        data: (s.data || []).map(function (d, di) {
+          var b = boxes[n.si + ":" + di];
+          var item = typeof d === "object" && d !== null && !Array.isArray(d) ? Object.assign({}, d) : { value: d };
+          item.label = b ? { show: true, formatter: b.text, fontSize: 11, overflow: "none" } : { show: false };
+          item.labelLine = { show: !!(b && b.far), lineStyle: { width: 1, color: "#8a8f98" } };
+          return item;
+        }),
+        labelLayout: function (lp) {
+          var b = boxes[n.si + ":" + lp.dataIndex];
+          return b ? { x: b.box.x + 2, y: b.box.y + H / 2, align: "left", verticalAlign: "middle", hideOverlap: false } : {};
+        }
       };
     });
-    return cramped;
+    var full = (options.series || []).map(function () { return {}; });
+    named.forEach(function (n, k) { full[n.si] = update[k]; });
+    chart.setOption({ series: full });
+    var old = el.parentNode.querySelector("p.chart-key[data-for='" + el.id + "']");
+    if (old) old.remove();
+    if (key.length) {
+      var kp = document.createElement("p");
+      kp.className = "chart-key";
+      kp.setAttribute("data-for", el.id);
+      kp.textContent = "Numbered on the chart, where a name had no room: " + key.join("; ") + ".";
+      el.insertAdjacentElement("afterend", kp);
+    }
   }
   function gridRect(chart) {
     var g = chart.getModel().getComponent("grid", 0);
@@ -667,6 +816,39 @@
         }, function () { b.textContent = "Select the text to copy"; });
       });
     });
+  }
+
+  // A table wider than its box says so above it: on a phone a board
+  // shows its main figures, and the other columns scroll. Kept up to date
+  // as the table changes width (all columns, filters, a redraw) or the
+  // window does.
+  function scrollCue(wrap) {
+    var cue = wrap.previousElementSibling;
+    if (!cue || !cue.classList.contains("scroll-cue")) {
+      cue = el("p", { "class": "scroll-cue", "aria-hidden": "true" }, "More columns: scroll the table sideways →");
+      wrap.parentNode.insertBefore(cue, wrap);
+    }
+    cue.hidden = wrap.hidden || wrap.scrollWidth <= wrap.clientWidth + 1;
+  }
+  function initScrollCues() {
+    var wraps = document.querySelectorAll(".table-wrap");
+    wraps.forEach(scrollCue);
+    if (window.ResizeObserver) {
+      var ro = new ResizeObserver(function (entries) {
+        entries.forEach(function (e) {
+          var wrap = e.target.classList.contains("table-wrap") ? e.target : e.target.closest(".table-wrap");
+          if (wrap) scrollCue(wrap);
+        });
+      });
+      wraps.forEach(function (w) {
+        ro.observe(w);
+        // The table, and what replaces its body (the compare view).
+        var t = w.querySelector("table");
+        if (t) ro.observe(t);
+      });
+    } else {
+      window.addEventListener("resize", function () { wraps.forEach(scrollCue); });
+    }
   }
 
   function ready() {
@@ -691,6 +873,7 @@
     }
     initCopy();
     initPair();
+    initScrollCues();
     drawCharts();
     window.addEventListener("resize", function () { charts.forEach(function (c) { c.resize(); }); });
   }
