@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -122,12 +121,4 @@ func (x *Executor) now(ctx context.Context) (time.Time, error) {
 		}
 	}
 	return time.Now().Add(off), nil
-}
-
-// leaseOf is the lease label of a task's container, "" without one.
-func leaseOf(t swarm.Task) string {
-	if t.Spec.ContainerSpec == nil {
-		return ""
-	}
-	return strings.TrimSpace(t.Spec.ContainerSpec.Labels[lease.Label])
 }
