@@ -140,6 +140,7 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 		return nil, ps
 	}
 	drops := 0
+	seen := map[[2]string]int{}
 	for i, r := range c.Repos {
 		f := fmt.Sprintf("repositories[%d]", i)
 		if r == nil {
@@ -147,6 +148,13 @@ func decodeCollection(path string, raw []byte) (*Collection, Problems) {
 			continue
 		}
 		text(f+".repository", r.Repository)
+		// A repository is reported once per method: a second report would
+		// be shown as its funnel too.
+		if j, ok := seen[[2]string{r.Repository, r.MethodOrDefault()}]; ok {
+			ps.Add(path, 0, f, "reports %s by method %s again (repositories[%d] did)", r.Repository, r.MethodOrDefault(), j)
+		} else {
+			seen[[2]string{r.Repository, r.MethodOrDefault()}] = i
+		}
 		for _, n := range []struct {
 			k string
 			v int

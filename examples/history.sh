@@ -89,7 +89,7 @@ squashed() { # squashed NUMBER PATCH TITLE BODY: a pull request merged as one co
 
 merged 3 slugify-max-length 03-slugify-max-length "Cut slugs to a maximum length" \
 	"Long titles make long URLs. slugify and unique_slug take max_length: the slug is cut to at most that many characters, at a separator when there is one."
-squashed 4 04-is-roman "Tell whether a text is a Roman numeral" \
+squashed 4 04-is-roman "Add roman.is_roman: tell whether a text is a Roman numeral" \
 	"roman.is_roman answers True for a canonical numeral from_roman reads, in either case, and False for anything else."
 r020='## [0.2.0] - 2025-01-06
 
@@ -123,7 +123,7 @@ changelog "## [Unreleased]
 tick
 g add -A
 g commit -q -m "Keep a changelog section for what is not released yet (#6)" -m "Only the changelog changes."
-merged 7 hanging-indent 07-hanging-indent "Hanging indents and paragraph filling" \
+merged 7 hanging-indent 07-hanging-indent "Add hanging indents and paragraph filling" \
 	"hanging_indent fills a text after a label such as 'Note: ', lining the other lines up with it; wrap_paragraphs fills each paragraph on its own."
 changelog "$r030" "$r020" "$r010"
 tick

@@ -51,8 +51,10 @@ built on that engine either way.
 
 Stages: ` + "env, discover, run, trace, classify, p2p, walk, mask, verify, statements, dataset" + `
 A repository with method = "release" (FeatBench's method: releases, their
-notes and pull requests, read from the git source's history) has the
-stages ` + "env, history, select, filter, verify, statements, dataset" + `.
+notes and pull requests, read from the git source's history) or
+method = "new-components" (FEA-Bench's: pull requests that add functions,
+classes or methods) has the stages
+` + "env, history, select, filter, verify, statements, dataset" + `.
 
 Flags:
 `
@@ -167,8 +169,8 @@ func cmdCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer x.Close()
-	if x.Status != nil {
-		fmt.Fprintf(stderr, "collect: the containers run on the swarm at %s (images built here, pushed to %s)\n", cfg.Eval.Swarm.Manager, cfg.Eval.Swarm.Registry)
+	if cfg.Eval.Backend == "swarm" {
+		fmt.Fprintf(stderr, "collect: the containers run on %s (images built here, pushed to %s)\n", x.Where, cfg.Eval.Swarm.Registry)
 	}
 	opts := collect.Options{
 		Root: pf.root, Config: cfg, Dataset: *dataset, Repos: repos, Stage: *stage, Seed: *seed, Force: *force,

@@ -127,7 +127,7 @@ func pythons() []string {
 
 func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("clean", "[--images] [flags]",
-		"Removes the containers eval and collect started (all of them, running or not; with [eval] backend = \"swarm\" the swarm's services too), and with --images its images too.", stderr)
+		"Removes the containers eval and collect started that no live run holds (a killed run's, whose lease is no longer renewed; with [eval] backend = \"swarm\" the swarm's services too), and with --images its images too.", stderr)
 	var pf projectFlags
 	pf.register(fs)
 	withImages := fs.Bool("images", false, "also remove the base, environment and agent images")
@@ -147,11 +147,11 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer eng.Close()
-	n, err := eng.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1"}, nil)
+	n, live, err := executor.Clean(ctx, executor.Local(eng), nil)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "removed %d containers\n", n)
+	fmt.Fprintf(stdout, "removed %d containers%s\n", n, keptFor(live))
 	if err := cleanSwarm(ctx, pr, eng, stdout, stderr); err != nil {
 		return err
 	}
@@ -177,9 +177,16 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// keptFor says whose containers clean kept: the live runs'.
+func keptFor(holders []string) string {
+	if len(holders) == 0 {
+		return ""
+	}
+	return "; kept those of runs under way: " + strings.Join(holders, ", ")
+}
+
 // cleanSwarm removes, with backend = "swarm", the services of eval and
-// collect on the swarm, running or not: a killed collection's are never
-// removed otherwise (they have no expiry), and hold their reservations.
+// collect on the swarm that no live run holds.
 func cleanSwarm(ctx context.Context, pr *project, eng *container.Engine, stdout, stderr io.Writer) error {
 	if pr.cfg.Eval.Backend != "swarm" {
 		return nil
@@ -189,11 +196,11 @@ func cleanSwarm(ctx context.Context, pr *project, eng *container.Engine, stdout,
 		return err
 	}
 	defer b.Close()
-	n, err := b.Executor.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1"}, nil)
+	n, live, err := executor.Clean(ctx, b.Executor, nil)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "removed %d services from the swarm at %s\n", n, pr.cfg.Eval.Swarm.Manager)
+	fmt.Fprintf(stdout, "removed %d services from the swarm at %s%s\n", n, pr.cfg.Eval.Swarm.Manager, keptFor(live))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/infer"
+	"github.com/featbench/featbench/internal/meter"
 )
 
 func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -46,6 +48,7 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxOutput := fs.Int("max-output", 4096, "prompt mode: the answer's token limit (max_tokens)")
 	promptTimeout := fs.Duration("timeout", 10*time.Minute, "prompt mode: the model's time for one answer")
 	keyEnv := fs.String("api-key-env", "", "prompt mode without --agent: the `VAR` holding the upstream's key")
+	every := fs.Duration("progress-every", 30*time.Second, "how often a line says what each agent at work (and npm fetching an agent's packages) did so far; 0 for never")
 	rest, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
@@ -68,6 +71,8 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErr("--answer %q: give %s or %s", *answer, infer.AnswerDiff, infer.AnswerFiles)
 	case prompt && (*budget < 0 || *maxOutput < 0 || *promptTimeout <= 0):
 		return usageErr("--budget and --max-output cannot be negative, and --timeout must be positive")
+	case *every < 0:
+		return usageErr("--progress-every %s: want a duration of 0 (never) or more, e.g. 30s", *every)
 	}
 	if err := checkWorkers(fs, *workers); err != nil {
 		return err
@@ -83,7 +88,7 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if prompt {
 		return cmdInferPrompt(ctx, pr, promptRun{dataset: *dataset, split: *split, agent: *agentName, model: *model, upstream: *upstream,
-			keyEnv: *keyEnv, id: *id, only: only, workers: *workers, force: *force,
+			keyEnv: *keyEnv, id: *id, only: only, workers: *workers, force: *force, every: *every,
 			p: infer.Prompt{Context: *contextKind, Budget: *budget, MaxOutput: *maxOutput, Answer: *answer, Timeout: *promptTimeout}}, stdout, stderr)
 	}
 	ac := pr.cfg.Agent(*agentName)
@@ -115,6 +120,11 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			a.Env = append(a.Env, name+"="+v)
 		}
 	}
+	// Before anything costs time or money: an upstream that refuses the
+	// key or cannot be reached would fail every instance.
+	if err := checkUpstream(ctx, a); err != nil {
+		return err
+	}
 	lim, err := evaluate.ConfigLimits(pr.cfg.Eval)
 	if err != nil {
 		return err
@@ -134,7 +144,7 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for repo, env := range envs {
 		ref, err := infer.EnsureImage(ctx, eng, infer.ImageSpec{Agent: ac.Name, Install: install, Env: env,
-			Prefix: pr.cfg.Eval.ImagePrefix, Cache: filepath.Join(pr.root, ".cache", "agents")}, stderr)
+			Prefix: pr.cfg.Eval.ImagePrefix, Cache: filepath.Join(pr.root, ".cache", "agents"), ProgressEvery: *every}, stderr)
 		if err != nil {
 			return err
 		}
@@ -156,20 +166,65 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer b.Close()
 	at := fmt.Sprintf(", %d at a time", w)
-	if b.Status != nil {
-		at = " on the swarm at " + pr.cfg.Eval.Swarm.Manager + ", as many at a time as it has room for"
+	if executor.Admits(b.Executor) {
+		at = " on " + b.Where + ", as many at a time as it has room for"
 	}
 	dir := filepath.Join(pr.runsDir(), *id)
 	fmt.Fprintf(stderr, "running %s (%s) on %d instances of %s %s%s, into %s\n",
 		ac.Name, a.Model, len(ins), ds.DisplayName(), sp, at, dir)
 	recs, err := infer.Run(ctx, infer.Config{
 		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: *force,
-		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status),
+		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status), ProgressEvery: *every, Log: stderr,
 	})
-	if err != nil {
+	return inferEnded(pr, ds, sp, dir, *id, ins, recs, err, a, stdout)
+}
+
+// checkUpstream checks the agent's upstream before the run (and before
+// its images are built): a refused key or an unreachable upstream stops
+// the command at once, with the cause.
+func checkUpstream(ctx context.Context, a infer.Agent) error {
+	err := infer.CheckUpstream(ctx, a)
+	var d *meter.Down
+	if errors.As(err, &d) {
+		return fmt.Errorf("%w\n%s", err, downHint(a, d))
+	}
+	return err
+}
+
+// downHint says what to check when the upstream is down.
+func downHint(a infer.Agent, d *meter.Down) string {
+	if d.Status == 0 {
+		return "no instance was run: check the upstream's URL (--upstream, or the agent's upstream in featbench.toml) and that this machine reaches it"
+	}
+	if a.APIKeyEnv == "" {
+		return "no instance was run: the agent " + a.Name + " names no api_key_env, so the proxy sends no key"
+	}
+	state := "is set"
+	if a.Key == "" {
+		state = "is not set"
+	}
+	return "no instance was run: the key is read from $" + a.APIKeyEnv + " (api_key_env of " + a.Name + "), which " + state
+}
+
+// inferEnded reports the end of an infer run: an upstream found down
+// during it (the run stopped; the instances in flight were not recorded),
+// instances not saved, or the summary.
+func inferEnded(pr *project, ds *bench.Dataset, sp, dir, id string, ins []*bench.Instance, recs []*infer.Record, err error, a infer.Agent, stdout io.Writer) error {
+	var d *meter.Down
+	if errors.As(err, &d) {
+		return fmt.Errorf("stopped: %w\nthe instances in flight were not recorded; what finished before is kept: run the command again once the upstream answers (%s)",
+			err, strings.TrimPrefix(downHint(a, d), "no instance was run: "))
+	}
+	var unsaved *infer.UnsavedError
+	if err != nil && !errors.As(err, &unsaved) {
 		return err
 	}
-	return inferSummary(pr, ds, sp, dir, *id, ins, recs, stdout)
+	serr := inferSummary(pr, ds, sp, dir, id, ins, recs, stdout)
+	if err != nil {
+		// Not saved: said after the summary, which counts what was.
+		return exitError{code: 1, err: errors.Join(err, serr)}
+	}
+	return serr
 }
 
 // agentErr is the usage error of an --agent that featbench.toml lacks.
@@ -213,6 +268,7 @@ func inferSummary(pr *project, ds *bench.Dataset, sp, dir, id string, ins []*ben
 	for m, n := range modes {
 		ms = append(ms, fmt.Sprintf("%s %d", m, n))
 	}
+	upstream := modes[infer.UpstreamError]
 	sort.Strings(ms)
 	costText := fmt.Sprintf("$%.4f", cost)
 	if !priced {
@@ -221,8 +277,17 @@ func inferSummary(pr *project, ds *bench.Dataset, sp, dir, id string, ins []*ben
 	fmt.Fprintf(stdout, "%d predictions; tokens in %d, out %d, cost %s; failures: %s\n", len(recs), tin, tout, costText, orNone(strings.Join(ms, ", ")))
 	rel := filepath.Join(pr.cfg.Eval.Runs, id, infer.PredictionsFile)
 	fmt.Fprintf(stdout, "predictions: %s\nnext: go run ./cmd/eval run --dataset %s --split %s --predictions %s --run-id %s\n", filepath.Join(dir, infer.PredictionsFile), ds.Key(), sp, rel, id)
+	// Failures that say nothing of the agent: the next run retries them,
+	// and until then the run is not whole.
+	var why []string
+	if upstream > 0 {
+		why = append(why, fmt.Sprintf("the upstream failed or refused the agent's last request on %d instances (UpstreamError: see their infer/<instance>/record.json)", upstream))
+	}
 	if harness > 0 {
-		return exitError{code: 1, err: fmt.Errorf("the harness could not run the agent on %d instances: see their infer/<instance>/container.log; run the command again to retry them", harness)}
+		why = append(why, fmt.Sprintf("the harness could not run the agent on %d instances (HarnessError: see their infer/<instance>/container.log)", harness))
+	}
+	if len(why) > 0 {
+		return exitError{code: 1, err: fmt.Errorf("%s; run the command again to retry them", strings.Join(why, "; "))}
 	}
 	return nil
 }
@@ -240,6 +305,7 @@ type promptRun struct {
 	only                                               []string
 	workers                                            int
 	force                                              bool
+	every                                              time.Duration
 	p                                                  infer.Prompt
 }
 
@@ -278,6 +344,9 @@ func cmdInferPrompt(ctx context.Context, pr *project, q promptRun, stdout, stder
 			fmt.Fprintf(stderr, "warning: %s is not set: the proxy sends the upstream no key\n", a.APIKeyEnv)
 		}
 	}
+	if err := checkUpstream(ctx, a); err != nil {
+		return err
+	}
 	ds, sp, ins, err := pr.pick(q.dataset, q.split, q.only)
 	if err != nil {
 		return err
@@ -313,10 +382,7 @@ func cmdInferPrompt(ctx context.Context, pr *project, q promptRun, stdout, stder
 	p := q.p
 	recs, err := infer.Run(ctx, infer.Config{
 		Meta: meta, Dataset: ds, Agent: a, Prices: pr.cfg.Prices, Dir: dir, Workers: w, Force: q.force,
-		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status), Prompt: &p,
+		Container: lim.Container, Engine: b.Executor, Progress: newInferProgress(stderr, b.Status), ProgressEvery: q.every, Prompt: &p,
 	})
-	if err != nil {
-		return err
-	}
-	return inferSummary(pr, ds, sp, dir, q.id, ins, recs, stdout)
+	return inferEnded(pr, ds, sp, dir, q.id, ins, recs, err, a, stdout)
 }

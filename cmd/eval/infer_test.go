@@ -13,10 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -550,7 +552,7 @@ func TestInferKilledRunResumes(t *testing.T) {
 	root := inferProject(t)
 	bin := evalBinary(t)
 	eng := imagestest.Engine(t)
-	// The killed run's container stays until it expires: removed here.
+	// The killed run's container stays until its lease is stale: removed here.
 	id := "resumed-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	t.Cleanup(func() {
 		if _, err := eng.RemoveContainers(context.Background(), map[string]string{evaluate.LabelRun: id, evaluate.LabelKind: "infer"}, nil); err != nil {
@@ -632,24 +634,32 @@ func TestInferKilledRunResumes(t *testing.T) {
 	}
 }
 
-// TestInferFailuresWithLLMTestDouble: on three instances of one run, the
+// TestInferFailuresWithLLMTestDouble: on four instances of one run, the
 // LLM test double solves the first, fails every request of the second
-// (status 500) and stalls on the third past the agent's timeout: the
-// first is a prediction that resolves, the second is recorded as
-// UpstreamError and the third as AgentTimeout, each with what was done,
-// and none loses the others.
+// (status 500), refuses the third's as a provider refuses a request by
+// its policy (400 content_policy_violation), and stalls on the fourth
+// past the agent's timeout: the first is a prediction that resolves, the
+// second and third are recorded as UpstreamError and the fourth as
+// AgentTimeout, each with what was done, and none loses the others.
+// Failures for the upstream's reasons end the command non-zero; running
+// it again retries them (they are not "done before") while the others
+// are kept. While the agents work, a line says how far each got
+// (--progress-every).
 func TestInferFailuresWithLLMTestDouble(t *testing.T) {
 	host := testenv.DockerHost(t)
 	imagestest.Base(t)
 	t.Setenv("DOCKER_HOST", host)
 	root := inferProject(t)
-	const failing, stalling = "featbench__textkit.test_fuzzy.3ef8640e.lv1", "featbench__textkit.test_stats.bdae62d6.lv1"
-	solve := shellLoopScript(t, root, inferL1)
-	mFail, mStall := markerOf(t, root, failing), markerOf(t, root, stalling)
+	const failing, refusing, stalling = "featbench__textkit.test_fuzzy.3ef8640e.lv1", "featbench__textkit.test_template.765d383f.lv1", "featbench__textkit.test_stats.bdae62d6.lv1"
+	solve := shellLoopScript(t, root, inferL1, failing, refusing)
+	mFail, mRefuse, mStall := markerOf(t, root, failing), markerOf(t, root, refusing), markerOf(t, root, stalling)
+	var upstreamBack atomic.Bool // the second run: the upstream answers them
 	dbl, err := llmdouble.Start(func(r llmdouble.Request) llmdouble.Reply {
 		switch {
-		case mFail.in(r.Text):
+		case mFail.in(r.Text) && !upstreamBack.Load():
 			return llmdouble.Reply{Status: 500}
+		case mRefuse.in(r.Text) && !upstreamBack.Load():
+			return llmdouble.Reply{Status: 400, ErrorType: "content_policy_violation"}
 		case mStall.in(r.Text):
 			if strings.Contains(r.Text, "started.txt") {
 				time.Sleep(60 * time.Second) // past the agent's 20 s
@@ -663,10 +673,12 @@ func TestInferFailuresWithLLMTestDouble(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dbl.Close()
-	out, errOut, code := runEval(t, "infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop-short",
-		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "failures", "--instance", inferL1, "--instance", failing, "--instance", stalling)
-	if code != 0 {
-		t.Fatalf("eval infer: exit %d\n%s\n%s", code, out, errOut)
+	args := []string{"infer", "--root", root, "--dataset", "example/v3", "--split", "lite", "--agent", "shell-loop-short",
+		"--model", doubleModel, "--upstream", dbl.URL, "--run-id", "failures", "--progress-every", "2s",
+		"--instance", inferL1, "--instance", failing, "--instance", refusing, "--instance", stalling}
+	out, errOut, code := runEval(t, args...)
+	if code != 1 || !strings.Contains(errOut, "UpstreamError") || !strings.Contains(errOut, "on 2") || !strings.Contains(errOut, "run the command again") {
+		t.Fatalf("eval infer with failures of the upstream: exit %d; want 1 naming them\n%s\n%s", code, out, errOut)
 	}
 	preds := readPreds(t, filepath.Join(root, "runs", "failures", "predictions.jsonl"))
 	if p := preds[inferL1]; p.FailureMode != "" || p.Patch == "" {
@@ -675,19 +687,45 @@ func TestInferFailuresWithLLMTestDouble(t *testing.T) {
 	if p := preds[failing]; p.FailureMode != "UpstreamError" || p.Patch != "" || p.Turns != 3 {
 		t.Errorf("the failing upstream: failure %q, %d turns, patch %q", p.FailureMode, p.Turns, p.Patch)
 	}
+	if p := preds[refusing]; p.FailureMode != "UpstreamError" || p.Patch != "" || p.Turns != 1 {
+		t.Errorf("the provider's refusal: failure %q, %d turns, patch %q", p.FailureMode, p.Turns, p.Patch)
+	}
 	if p := preds[stalling]; p.FailureMode != "AgentTimeout" || !strings.Contains(p.Patch, "+started") {
 		t.Errorf("the stalled agent: failure %q, patch %q", p.FailureMode, p.Patch)
 	}
-	if !strings.Contains(out, "AgentTimeout 1, UpstreamError 1") {
+	if !strings.Contains(out, "AgentTimeout 1, UpstreamError 2") {
 		t.Errorf("the summary does not count the failures: %s", out)
+	}
+	// While the stalled agent waits on its second answer, its line says
+	// how far it got.
+	working := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(stalling) + `: at work for \d+s, 2 turns, tokens \d+ in, \d+ out, \$0\.\d+$`)
+	if !working.MatchString(errOut) {
+		t.Errorf("no line says how far the stalled agent got:\n%s", errOut)
+	}
+
+	// Again, the upstream answering: what it failed is run again and
+	// solved; what was done is kept.
+	upstreamBack.Store(true)
+	out, errOut, code = runEval(t, args...)
+	if code != 0 {
+		t.Fatalf("again with the upstream back: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, id := range []string{inferL1, stalling} {
+		if !strings.Contains(errOut, id+": ") || !regexp.MustCompile(regexp.QuoteMeta(id)+`: \w+ \(done before\)`).MatchString(errOut) {
+			t.Errorf("%s was not kept (done before):\n%s", id, errOut)
+		}
+	}
+	preds = readPreds(t, filepath.Join(root, "runs", "failures", "predictions.jsonl"))
+	for _, id := range []string{failing, refusing} {
+		if p := preds[id]; p.FailureMode != "" || p.Patch == "" {
+			t.Errorf("%s, retried with the upstream back: failure %q, patch %q", id, p.FailureMode, p.Patch)
+		}
+	}
+	if p := preds[stalling]; p.FailureMode != "AgentTimeout" {
+		t.Errorf("the stalled agent's outcome was not kept: %q", p.FailureMode)
 	}
 }
 
-// TestInferClaudeCodeWithLLMTestDouble: Claude Code from npm (its native
-// binary put in place by its install script, run offline in the layer's
-// build) runs on a level 1 instance; the LLM test double answers its
-// Anthropic messages with a Write tool call per file of the solution;
-// eval run grades the diff as resolved, and the tokens are what the
 // double served.
 func TestInferClaudeCodeWithLLMTestDouble(t *testing.T) {
 	testCLI(t, "claude-code", func(r llmdouble.Request, files map[string]string) []llmdouble.Call {

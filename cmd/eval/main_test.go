@@ -201,8 +201,8 @@ func TestKilledRunResumes(t *testing.T) {
 		t.Errorf("the resumed run's report differs from an uninterrupted run's:\n whole   %s\n resumed %s", w, r)
 	}
 	// Nothing of the whole run is left; the killed run's containers may be,
-	// until they expire (another run cannot tell them from a live run's),
-	// and each carries its expiry. eval clean removes them.
+	// until its lease is stale (TestKilledRunLeavesNothing), and each
+	// carries its lease.
 	if out, err := exec.Command("docker", "-H", host, "ps", "-a", "-q", "--filter", "label=featbench.run="+whole).CombinedOutput(); err == nil && len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("containers of run %s left behind: %s", whole, out)
 	}
@@ -211,9 +211,9 @@ func TestKilledRunResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if left := strings.Fields(string(out)); len(left) > 0 {
-		expiring, _ := exec.Command("docker", "-H", host, "ps", "-a", "-q", "--filter", "label=featbench.run="+killed, "--filter", "label=featbench.expires").CombinedOutput()
-		if len(strings.Fields(string(expiring))) != len(left) {
-			t.Errorf("containers of the killed run %s without an expiry: %s", killed, out)
+		leased, _ := exec.Command("docker", "-H", host, "ps", "-a", "-q", "--filter", "label=featbench.run="+killed, "--filter", "label=featbench.lease").CombinedOutput()
+		if len(strings.Fields(string(leased))) != len(left) {
+			t.Errorf("containers of the killed run %s without a lease: %s", killed, out)
 		}
 		exec.Command("docker", append([]string{"-H", host, "rm", "-f"}, left...)...).Run()
 	}

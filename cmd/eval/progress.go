@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/featbench/featbench/internal/evaluate"
 	"github.com/featbench/featbench/internal/infer"
+	"github.com/featbench/featbench/internal/meter"
 )
 
 // newProgress shows a run's progress: a bar with the ETA and the resolved
@@ -105,7 +107,7 @@ func (p *lineProgress) Done(rep *evaluate.Report, skipped bool) {
 		eta = fmt.Sprintf(", about %s left", left.Round(time.Second))
 	}
 	if rep.Retried != "" {
-		verdict += " (retried: its container was lost)"
+		verdict += " (retried: " + lostWhat(rep.Retried) + ")"
 	}
 	state := ""
 	if p.status != nil {
@@ -138,7 +140,10 @@ type inferProgress struct {
 	tin, tout   int64
 	cost        float64
 	failed      int
+	unsaved     int
 	start       time.Time
+	// working is what each agent at work used so far, by instance.
+	working map[string]meter.Totals
 }
 
 func (p *inferProgress) Start(total int) {
@@ -158,29 +163,35 @@ func (p *inferProgress) Start(total int) {
 func (p *inferProgress) Done(rec *infer.Record, skipped bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delete(p.working, rec.InstanceID)
 	p.done++
 	if !skipped {
 		p.ran++
 	}
-	p.tin += rec.TokensIn
-	p.tout += rec.TokensOut
-	if rec.Cost != nil {
-		p.cost += *rec.Cost
+	// What was not saved is not counted: the next run does it again.
+	if rec.Unsaved != "" {
+		p.unsaved++
+	} else {
+		p.tin += rec.TokensIn
+		p.tout += rec.TokensOut
+		if rec.Cost != nil {
+			p.cost += *rec.Cost
+		}
+		if rec.FailureMode != "" {
+			p.failed++
+		}
 	}
-	if rec.FailureMode != "" {
-		p.failed++
-	}
-	so := fmt.Sprintf("tokens %s in, %s out, $%.4f; %d failed", short(p.tin), short(p.tout), p.cost, p.failed)
-	if p.status != nil {
-		so += "; " + p.status()
-	}
+	so := p.soFar()
 	if p.bar {
 		p.b.Describe(so)
 		_ = p.b.Add(1)
 		return
 	}
 	verdict := "done"
-	if rec.FailureMode != "" {
+	switch {
+	case rec.Unsaved != "":
+		verdict = "not saved (" + rec.Unsaved + "): not done"
+	case rec.FailureMode != "":
 		verdict = rec.FailureMode
 	}
 	if skipped {
@@ -192,6 +203,50 @@ func (p *inferProgress) Done(rec *infer.Record, skipped bool) {
 	}
 	fmt.Fprintf(p.w, "[%d/%d] %s: %s, %d turns, %d files (%.1f s); so far %s%s\n",
 		p.done, p.total, rec.InstanceID, verdict, rec.Turns, rec.FilesChanged, rec.Seconds, so, eta)
+}
+
+// soFar is the run's totals so far, for a progress line.
+func (p *inferProgress) soFar() string {
+	so := fmt.Sprintf("tokens %s in, %s out, $%.4f; %d failed", short(p.tin), short(p.tout), p.cost, p.failed)
+	if p.unsaved > 0 {
+		so += fmt.Sprintf(", %d not saved", p.unsaved)
+	}
+	if len(p.working) > 0 {
+		var tin, tout int64
+		for _, t := range p.working {
+			tin, tout = tin+t.TokensIn, tout+t.TokensOut
+		}
+		so += fmt.Sprintf("; %d at work (tokens %s in, %s out)", len(p.working), short(tin), short(tout))
+	}
+	if p.status != nil {
+		so += "; " + p.status()
+	}
+	return so
+}
+
+// Working says what an agent at work did so far: a line of its own, or
+// the bar's description.
+func (p *inferProgress) Working(id string, t meter.Totals, elapsed time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.working == nil {
+		p.working = map[string]meter.Totals{}
+	}
+	p.working[id] = t
+	if p.bar {
+		p.b.Describe(p.soFar())
+		return
+	}
+	cost := fmt.Sprintf("$%.4f", t.Cost)
+	if len(t.Unpriced) > 0 {
+		cost = "cost unknown"
+	}
+	failing := ""
+	if t.LastFailed {
+		failing = "; its last model call failed: " + t.LastError
+	}
+	fmt.Fprintf(p.w, "  %s: at work for %s, %d turns, tokens %s in, %s out, %s%s\n",
+		id, elapsed.Round(time.Second), t.Turns, short(t.TokensIn), short(t.TokensOut), cost, failing)
 }
 
 func (p *inferProgress) Finish() {
@@ -209,4 +264,17 @@ func short(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// lostNode finds, in why an attempt was retried, the node a swarm lost:
+// "node 7ewh3s95miyz (vm, unix:///run/featbench-swarm/node2.sock) was lost".
+var lostNode = regexp.MustCompile(`node \S+( \([^)]*\))? was lost`)
+
+// lostWhat says what a retried attempt lost, for its progress line:
+// the node, when its retried says which.
+func lostWhat(retried string) string {
+	if m := lostNode.FindString(retried); m != "" {
+		return m
+	}
+	return "its container was lost"
 }

@@ -147,14 +147,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	at := fmt.Sprintf("%d at a time", w)
-	if b.Status != nil {
-		at = "as many at a time as the swarm at " + pr.cfg.Eval.Swarm.Manager + " has room for"
+	if executor.Admits(b.Executor) {
+		at = "as many at a time as " + b.Where + " has room for"
 	}
 	fmt.Fprintf(stderr, "evaluating %d instances of %s %s (%s), %d attempt(s) each, %s, into %s\n",
 		len(ins), ds.DisplayName(), sp, meta.Predictions, *attempts, at, dir)
 	rr, err := evaluate.Run(ctx, evaluate.Config{
 		Meta: meta, Dataset: ds, Predictions: lookup, Gold: *gold, Images: imgs, Dir: dir,
-		Workers: w, Force: *force, Limits: lim, Engine: b.Executor, Progress: newProgress(stderr, b.Status),
+		Workers: w, Force: *force, Limits: lim, Engine: b.Executor, Progress: newProgress(stderr, b.Status), Log: stderr,
 	})
 	if rr == nil {
 		return err

@@ -84,7 +84,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 					return nil, err
 				}
 				defer b.Close()
-				cfg.Images, cfg.Engine, cfg.Limits, cfg.Workers, cfg.Progress = imgs, b.Executor, lim, pr.cfg.Eval.Workers, newProgress(stderr, b.Status)
+				cfg.Images, cfg.Engine, cfg.Limits, cfg.Workers, cfg.Progress, cfg.Log = imgs, b.Executor, lim, pr.cfg.Eval.Workers, newProgress(stderr, b.Status), stderr
 				return evaluate.Run(ctx, cfg)
 			}}
 	}

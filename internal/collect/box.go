@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 )
 
 // Paths inside a collection container.
@@ -27,24 +28,18 @@ const (
 	labelRepo    = "featbench.repo"
 )
 
-// Starter starts containers: the local engine (*container.Engine) or a
-// swarm (*swarm.Executor), as internal/executor makes them.
-type Starter interface {
-	Start(ctx context.Context, spec container.Spec) (*container.Container, error)
-}
-
 // box is a container of the repository's environment image with a log of
 // every command run in it.
 type box struct {
-	c        *container.Container
+	c        executor.Box
 	mu       sync.Mutex
 	log      io.Writer
 	closeLog func() error
 }
 
-// openBox starts a container from image; logPath (may be "") receives the
-// commands and their output, appended.
-func openBox(ctx context.Context, eng Starter, image, repo string, lim container.Limits, logPath string) (*box, error) {
+// openBox starts a container from image under the run's lease; logPath
+// (may be "") receives the commands and their output, appended.
+func openBox(ctx context.Context, eng executor.Starter, image, repo string, lim container.Limits, logPath string) (*box, error) {
 	var log io.Writer = io.Discard
 	var f *os.File
 	if logPath != "" {

@@ -24,6 +24,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/llm"
 )
@@ -57,7 +58,6 @@ type Chatter interface {
 // *container.Engine. It builds the images, and runs the containers too
 // unless Options.Executor is set.
 type Engine interface {
-	Starter
 	imageEngine
 }
 
@@ -77,7 +77,7 @@ type Options struct {
 	// commands in (discovery, the runs, traces, masking, verification,
 	// the statements' sources) instead of Engine: a swarm. The images
 	// are built on Engine whatever runs them.
-	Executor Starter
+	Executor executor.Executor
 	LLM      Chatter // nil: the deterministic classifier, statements without LLM text
 	// Credentials give a repository's base_image's registry the user's
 	// credentials; nil reads the user's docker configuration
@@ -88,6 +88,10 @@ type Options struct {
 	Verbose     bool
 
 	report *Report // the run's, filled as it goes
+	// lease is the run's on Executor: every container starts through it
+	// (without an executor, a Starter that says so: a run whose
+	// repositories fail before any container is needed still reports).
+	lease executor.Starter
 }
 
 // stageIndex is a stage's place in Stages, or -1.
@@ -113,8 +117,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Executor == nil {
-		o.Executor = o.Engine
+	if e, ok := o.Engine.(*container.Engine); o.Executor == nil && ok && e != nil {
+		o.Executor = executor.Local(e)
 	}
 	if o.Stage != "" && stageIndex(o.Stage) < 0 && !slices.Contains(HistoryStages, o.Stage) {
 		return nil, fmt.Errorf("unknown stage %q; the stages are %s (test-driven) and %s (history-based methods)",
@@ -138,6 +142,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err := preflight(o, out, o.Dataset, repos); err != nil {
 			return nil, err
 		}
+	}
+	// The run's lease, on every container it starts; taking it removes
+	// what killed runs left. Released last, once every container is gone.
+	o.lease = noExecutor{}
+	if o.Executor != nil {
+		ls, err := executor.Hold(ctx, o.Executor, "collect "+o.Dataset, o.Log)
+		if err != nil {
+			return nil, err
+		}
+		defer ls.Release()
+		o.lease = ls
 	}
 	rep := &Report{Collection: bench.Collection{Dataset: o.Dataset, Seed: o.Seed}}
 	o.report = rep
@@ -246,3 +261,11 @@ func itemRand(seed uint64, parts ...string) *rand.Rand {
 }
 
 var _ Engine = (*container.Engine)(nil)
+
+// noExecutor is the Starter of a run given no executor: any container
+// it is asked for is an error.
+type noExecutor struct{}
+
+func (noExecutor) Start(context.Context, container.Spec) (executor.Box, error) {
+	return nil, errors.New("collect: no executor to run the containers on")
+}

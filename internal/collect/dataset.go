@@ -498,7 +498,8 @@ func mkdirs(dir string) (undo func(), err error) {
 
 func replaceRepo(list []*RepoReport, r *RepoReport) []*RepoReport {
 	for i, x := range list {
-		if x.Repository == r.Repository {
+		// One repository may be collected by several methods, a report each.
+		if x.Repository == r.Repository && x.Method == r.Method {
 			list[i] = r
 			return list
 		}

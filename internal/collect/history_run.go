@@ -14,13 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/components"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/history"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/integrity"
@@ -201,7 +200,7 @@ func (r *historyRun) run(ctx context.Context) (*repoResult, error) {
 		r.cur = s.name
 		r.needStored = i < last && r.o.Stage != "" && r.o.Stage != StageDataset
 		err := s.fn(ctx)
-		r.o.report.addStage(r.rc.Repository, s.name, time.Since(start), r.reused)
+		r.o.report.addStage(stagesKey(r.rc.Repository, r.rc.Method), s.name, time.Since(start), r.reused)
 		r.reused = false
 		if err != nil {
 			if ctx.Err() != nil && parent.Err() == nil {
@@ -583,7 +582,7 @@ func (r *historyRun) pythonVersion() string {
 
 // runPydefs runs the definitions script in a container of the base image.
 func (r *historyRun) runPydefs(ctx context.Context, req pydefs.Request) (*pydefs.Result, error) {
-	b, err := openBox(ctx, r.o.Executor, r.base, r.rc.Repository, r.lim, r.w.file("filter.log"))
+	b, err := openBox(ctx, r.o.lease, r.base, r.rc.Repository, r.lim, r.w.file("filter.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -663,27 +662,17 @@ func (r *historyRun) stageVerify(ctx context.Context) error {
 func prItem(pc *prCandidate) string { return fmt.Sprintf("pr-%d", pc.Number) }
 
 // each runs fn on each candidate with the configured number of workers;
-// an executor that admits containers (a swarm) admits each.
+// an executor that admits containers (a swarm) admits each
+// (executor.Pool). A candidate whose container was lost is done once more.
 func (r *historyRun) each(ctx context.Context, cands []*prCandidate, fn func(context.Context, *prCandidate) error) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(r.o.Config.Collect.Workers, 1))
-	adm, _ := r.o.Executor.(admitter)
-	for _, pc := range cands {
-		g.Go(func() error {
-			if adm != nil {
-				release, err := adm.Admit(gctx, r.lim)
-				if err != nil {
-					return fmt.Errorf("waiting for room on the executor: %w", err)
-				}
-				defer release()
-			}
-			if err := fn(gctx, pc); err != nil {
-				return fmt.Errorf("pull request #%d: %w", pc.Number, err)
-			}
-			return nil
-		})
-	}
-	return g.Wait()
+	pool := executor.NewPool(r.o.Executor, r.o.Config.Collect.Workers, r.lim)
+	return pool.Each(ctx, len(cands), func(ctx context.Context, i int, _ error) error {
+		pc := cands[i]
+		if err := fn(ctx, pc); err != nil {
+			return fmt.Errorf("pull request #%d: %w", pc.Number, err)
+		}
+		return nil
+	}, nil)
 }
 
 // envSpec is a candidate's environment: its base commit with its test
@@ -725,7 +714,7 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 		out.Reason = "the test patch changes no test file pytest runs (test_*.py or *_test.py)"
 		return out, nil
 	}
-	b, err := openBox(ctx, r.o.Executor, image, r.rc.Repository, r.lim, logPath)
+	b, err := openBox(ctx, r.o.lease, image, r.rc.Repository, r.lim, logPath)
 	if err != nil {
 		return out, err
 	}
@@ -816,7 +805,7 @@ func (r *historyRun) verifyPull(ctx context.Context, pc *prCandidate, lim evalua
 		return out, nil
 	}
 	in := r.instanceOf(pc, &out)
-	h := harness{exec: r.o.Executor, image: image, repo: r.rc.Repository, lim: lim, ceiling: r.rc.F2PPassRateMax,
+	h := harness{exec: r.o.lease, image: image, repo: r.rc.Repository, lim: lim, ceiling: r.rc.F2PPassRateMax,
 		logDir: r.w.file("verify", prItem(pc))}
 	chk, err := h.check(ctx, in)
 	if err != nil {

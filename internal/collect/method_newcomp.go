@@ -142,7 +142,7 @@ func (m *newComponentsMethod) findComponents(ctx context.Context, r *historyRun,
 // runComponents runs the differ in a container of the base image, with no
 // network, as the definitions script runs.
 func runComponents(ctx context.Context, r *historyRun, req components.Request) (*components.Result, error) {
-	b, err := openBox(ctx, r.o.Executor, r.base, r.rc.Repository, r.lim, r.w.file("filter.log"))
+	b, err := openBox(ctx, r.o.lease, r.base, r.rc.Repository, r.lim, r.w.file("filter.log"))
 	if err != nil {
 		return nil, err
 	}

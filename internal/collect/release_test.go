@@ -16,6 +16,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 )
@@ -340,7 +341,7 @@ for _h in (%q, %q, %q):
 		{"gold and a check of the seal", evaluate.Prediction{Model: "seal", Patch: []byte(pred)}, false, true},
 	} {
 		var elog bytes.Buffer
-		er, _, err := evaluate.Evaluate(ctx, eng, evaluate.Task{Dataset: ds, Instance: in, Attempt: 1, Prediction: c.p, Gold: c.gold, Image: img}, lim, &elog)
+		er, _, err := evaluate.Evaluate(ctx, executor.Local(eng), evaluate.Task{Dataset: ds, Instance: in, Attempt: 1, Prediction: c.p, Gold: c.gold, Image: img}, lim, &elog)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -355,7 +356,7 @@ for _h in (%q, %q, %q):
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range rep2.Stages["acme/geom"] {
+	for _, st := range rep2.Stages[stagesKey("acme/geom", config.MethodRelease)] {
 		if !st.Reused && st.Stage != StageEnv && st.Stage != StageHistory {
 			t.Errorf("stage %s ran again", st.Stage)
 		}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/config"
 )
 
 // Report is a collection's report: what the data model's collection.json
@@ -23,7 +24,7 @@ import (
 // dataset, byte for byte).
 type Report struct {
 	bench.Collection
-	Stages map[string][]StageTime `json:"stages"` // by repository
+	Stages map[string][]StageTime `json:"stages"` // by repository (and method, see stagesKey)
 	// filtered: the full-set filters ran, so Kept counts are known (a
 	// stage run alone writes no dataset, and knows none).
 	filtered bool
@@ -60,6 +61,16 @@ func (rep *Report) addStage(repo, name string, d time.Duration, reused bool) {
 		rep.Stages = map[string][]StageTime{}
 	}
 	rep.Stages[repo] = append(rep.Stages[repo], StageTime{Stage: name, Seconds: roundTo(d.Seconds(), 2), Reused: reused})
+}
+
+// stagesKey is the key of a repository's stage times in Report.Stages:
+// its name, and the method when one repository is collected by a
+// history-based method too (a table each).
+func stagesKey(repo, method string) string {
+	if method == "" || method == config.MethodTestDriven {
+		return repo
+	}
+	return repo + " (method " + method + ")"
 }
 
 func roundTo(x float64, digits int) float64 {
@@ -239,7 +250,7 @@ func WriteTable(w io.Writer, rep *Report) {
 		if len(r.Drops) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s: %d dropped\n", r.Repository, len(r.Drops))
+		fmt.Fprintf(w, "\n%s: %d dropped\n", stagesKey(r.Repository, r.Method), len(r.Drops))
 		counts := map[string]int{}
 		for _, d := range r.Drops {
 			counts[d.Stage+": "+reasonKind(d.Reason)]++
@@ -251,8 +262,8 @@ func WriteTable(w io.Writer, rep *Report) {
 		}
 	}
 	for _, r := range rep.Repos {
-		if st := rep.Stages[r.Repository]; len(st) > 0 {
-			fmt.Fprintf(w, "\n%s: ", r.Repository)
+		if st := rep.Stages[stagesKey(r.Repository, r.Method)]; len(st) > 0 {
+			fmt.Fprintf(w, "\n%s: ", stagesKey(r.Repository, r.Method))
 			for i, s := range st {
 				if i > 0 {
 					fmt.Fprint(w, ", ")

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 )
 
@@ -108,5 +110,35 @@ import_name = "gone"
 	}
 	if _, err := os.Lstat(filepath.Join(root, "data")); !os.IsNotExist(err) {
 		t.Errorf("a run that kept nothing made %s (%v)", filepath.Join(root, "data"), err)
+	}
+}
+
+// TestReportSeveralMethods: one repository collected by three methods
+// keeps three reports (collection.json lost the test-driven one to the
+// last method's), and the table prints each method's funnel, drops and
+// stage times once.
+func TestReportSeveralMethods(t *testing.T) {
+	rep := &Report{}
+	td := &RepoReport{Repository: "acme/lib", TestFiles: 3, Verified: 2}
+	rel := &RepoReport{Repository: "acme/lib", Method: config.MethodRelease, Funnel: []bench.CollectionStep{{Step: "releases", Count: 4}}, Drops: []Drop{{Stage: "filter", Reason: "the code patch adds definitions", Pull: 2}}}
+	nc := &RepoReport{Repository: "acme/lib", Method: config.MethodNewComponents, Funnel: []bench.CollectionStep{{Step: "pull requests", Count: 5}}}
+	rep.Repos = []*RepoReport{td, rel, nc}
+	rep.addStage(stagesKey("acme/lib", ""), "env", time.Second, false)
+	rep.addStage(stagesKey("acme/lib", config.MethodRelease), "history", time.Second, false)
+	rep.addStage(stagesKey("acme/lib", config.MethodNewComponents), "history", 2*time.Second, false)
+	for _, r := range []*RepoReport{td, rel, nc} {
+		rep.Repos = replaceRepo(rep.Repos, r)
+	}
+	if len(rep.Repos) != 3 || rep.Repos[0] != td || rep.Repos[1] != rel || rep.Repos[2] != nc {
+		t.Fatalf("reports after replaceRepo: %+v", rep.Repos)
+	}
+	var b strings.Builder
+	WriteTable(&b, rep)
+	out := b.String()
+	for _, want := range []string{"acme/lib (method release): releases 4", "acme/lib (method new-components): pull requests 5",
+		"acme/lib (method release): 1 dropped", "acme/lib: env 1.0 s", "acme/lib (method release): history 1.0 s", "acme/lib (method new-components): history 2.0 s"} {
+		if n := strings.Count(out, want); n != 1 {
+			t.Errorf("%q printed %d times in\n%s", want, n, out)
+		}
 	}
 }

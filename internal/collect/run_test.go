@@ -17,6 +17,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 )
@@ -316,7 +317,12 @@ func TestRunFileTampering(t *testing.T) {
 	eng, base := imagestest.Base(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	b, err := openBox(ctx, eng, base, "featbench/tamper", container.Limits{}, "")
+	ls, err := executor.Hold(ctx, executor.Local(eng), "test "+t.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ls.Release()
+	b, err := openBox(ctx, ls, base, "featbench/tamper", container.Limits{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func (r *repoRun) readSources(ctx context.Context, files []string) (map[string]s
 		}
 	}
 	if len(missing) > 0 {
-		b, err := openBox(ctx, r.o.Executor, r.env.Image, r.rc.Repository, r.lim, "")
+		b, err := openBox(ctx, r.o.lease, r.env.Image, r.rc.Repository, r.lim, "")
 		if err != nil {
 			return nil, err
 		}

@@ -216,7 +216,7 @@ func (r *repoRun) lock(ctx context.Context, spec images.EnvSpec, log io.Writer) 
 // a non-editable install put in site-packages): masking /testbed would
 // not reach that one.
 func (r *repoRun) checkWins(ctx context.Context, ref string) error {
-	b, err := openBox(ctx, r.o.Executor, ref, r.rc.Repository, r.lim, r.w.file("env.log"))
+	b, err := openBox(ctx, r.o.lease, ref, r.rc.Repository, r.lim, r.w.file("env.log"))
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (r *repoRun) stageDiscover(ctx context.Context) error {
 	if ok, err := r.cached(d, &r.disc); ok || err != nil {
 		return err
 	}
-	b, err := openBox(ctx, r.o.Executor, r.env.Image, r.rc.Repository, r.lim, r.w.file("discover.log"))
+	b, err := openBox(ctx, r.o.lease, r.env.Image, r.rc.Repository, r.lim, r.w.file("discover.log"))
 	if err != nil {
 		return err
 	}

@@ -2,18 +2,15 @@ package collect
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/pytest"
 	"github.com/featbench/featbench/internal/trace"
 )
@@ -42,99 +39,56 @@ type runOut struct {
 // with a container of its own, reset before each item. Items whose stored
 // output is current are passed over by fn itself, without a container.
 // An executor that knows its room (a swarm) admits the workers instead,
-// one container each, as many as its free CPUs and memory hold.
+// one container each, as many as its free CPUs and memory hold
+// (executor.Pool).
 func (r *repoRun) forEach(ctx context.Context, items []string, logName string, fn func(ctx context.Context, b func() (*box, error), item string) error) error {
-	next := make(chan string)
-	var handed atomic.Int64 // items a worker has taken
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(next)
-		for _, it := range items {
-			select {
-			case next <- it:
-				handed.Add(1)
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		return nil
-	})
-	worker := func(release func()) func() error {
-		return func() error {
-			defer release()
-			var bx *box
-			defer func() {
-				if bx != nil {
-					bx.close()
+	pool := executor.NewPool(r.o.Executor, r.o.Config.Collect.Workers, r.lim)
+	return pool.Shared(ctx, len(items), func() (func(context.Context, int, error) error, func()) {
+		var bx *box
+		get := func(ctx context.Context) (*box, error) {
+			if bx == nil {
+				var err error
+				logPath := ""
+				if logName != "" {
+					logPath = r.w.file(logName)
 				}
-			}()
-			get := func() (*box, error) {
-				if bx == nil {
-					var err error
-					logPath := ""
-					if logName != "" {
-						logPath = r.w.file(logName)
-					}
-					bx, err = openBox(gctx, r.o.Executor, r.env.Image, r.rc.Repository, r.lim, logPath)
-					if err != nil {
-						return nil, err
-					}
-					if err := bx.c.CopyIn(gctx, fbDir, scripts()); err != nil {
-						return nil, fmt.Errorf("copying the scripts into the container: %w", err)
-					}
-				}
-				if err := bx.reset(gctx); err != nil {
+				bx, err = openBox(ctx, r.o.lease, r.env.Image, r.rc.Repository, r.lim, logPath)
+				if err != nil {
 					return nil, err
 				}
-				return bx, nil
+				if err := bx.c.CopyIn(ctx, fbDir, scripts()); err != nil {
+					return nil, fmt.Errorf("copying the scripts into the container: %w", err)
+				}
 			}
-			for it := range next {
-				err := fn(gctx, get, it)
-				if errors.Is(err, container.ErrLost) && gctx.Err() == nil {
-					// The item's container went away with its node (a
-					// swarm's): once more from the start, in a fresh one.
-					// fn changes nothing shared before it succeeds.
-					r.logf("%s: the container was lost, once more in a fresh one: %v", it, err)
-					if bx != nil {
-						bx.close()
-						bx = nil
-					}
-					err = fn(gctx, get, it)
+			if err := bx.reset(ctx); err != nil {
+				return nil, err
+			}
+			return bx, nil
+		}
+		do := func(ctx context.Context, i int, lost error) error {
+			it := items[i]
+			if lost != nil {
+				// The item's container went away with its node (a
+				// swarm's): once more from the start, in a fresh one.
+				// fn changes nothing shared before it succeeds.
+				r.logf("%s: the container was lost, once more in a fresh one: %v", it, lost)
+				if bx != nil {
+					bx.close()
+					bx = nil
 				}
-				if err != nil {
-					return fmt.Errorf("%s: %w", it, err)
-				}
+			}
+			if err := fn(ctx, func() (*box, error) { return get(ctx) }, it); err != nil {
+				return fmt.Errorf("%s: %w", it, err)
 			}
 			return nil
 		}
-	}
-	adm, _ := r.o.Executor.(admitter)
-	if adm == nil {
-		for w := 0; w < max(r.o.Config.Collect.Workers, 1); w++ {
-			g.Go(worker(func() {}))
-		}
-		return g.Wait()
-	}
-	g.Go(func() error {
-		// A worker more while items wait and the swarm has room: each
-		// holds its room until the items run out.
-		for w := 0; w < len(items) && handed.Load() < int64(len(items)); w++ {
-			release, err := adm.Admit(gctx, r.lim)
-			if err != nil {
-				return fmt.Errorf("waiting for room on the executor: %w", err)
+		done := func() {
+			if bx != nil {
+				bx.close()
 			}
-			g.Go(worker(release))
 		}
-		return nil
+		return do, done
 	})
-	return g.Wait()
-}
-
-// admitter is an executor that decides how many containers run at once
-// (a swarm, by its free resources): Admit waits for room for one more
-// container with these limits; release gives it back.
-type admitter interface {
-	Admit(ctx context.Context, lim container.Limits) (release func(), err error)
 }
 
 // scripts are the files collection brings into a container.

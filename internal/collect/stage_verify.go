@@ -13,6 +13,7 @@ import (
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/mask"
 )
 
@@ -166,7 +167,7 @@ func (r *repoRun) stageVerify(ctx context.Context) error {
 
 // verifyLevel runs one instance's checks.
 func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evaluate.Limits) (*levelCheck, error) {
-	h := harness{exec: r.o.Executor, image: r.env.Image, repo: r.rc.Repository, lim: lim, ceiling: r.rc.F2PPassRateMax,
+	h := harness{exec: r.o.lease, image: r.env.Image, repo: r.rc.Repository, lim: lim, ceiling: r.rc.F2PPassRateMax,
 		logDir: r.w.file("verify", fileKey(in.InstanceID))}
 	return h.check(ctx, in)
 }
@@ -176,7 +177,7 @@ func (r *repoRun) verifyLevel(ctx context.Context, in *bench.Instance, lim evalu
 // go, the evaluation limits and the ceiling of fail-to-pass tests that
 // may pass without a solution.
 type harness struct {
-	exec    Starter
+	exec    executor.Starter // the run's lease: every container under it
 	image   string
 	repo    string
 	logDir  string

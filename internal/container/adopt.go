@@ -31,8 +31,9 @@ type AdoptOptions struct {
 	// otherwise start another one. It runs even when the engine is gone.
 	AfterRemove func() error
 	// OnLost, when set, hears of each operation that found the container
-	// or its engine gone.
-	OnLost func(err error)
+	// or its engine gone, and returns the error the operation returns
+	// (err, or err wrapped with where: which node was lost).
+	OnLost func(err error) error
 }
 
 // Adopt returns the running container id of this engine, which something
@@ -82,7 +83,7 @@ func (e *Engine) Adopt(ctx context.Context, id string, opts AdoptOptions) (*Cont
 	c.lost = func(ctx context.Context, err error, killed bool) error {
 		if lerr := c.gone(ctx, err, killed); lerr != nil {
 			if opts.OnLost != nil {
-				opts.OnLost(lerr)
+				lerr = opts.OnLost(lerr)
 			}
 			return lerr
 		}

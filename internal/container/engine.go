@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -29,6 +30,11 @@ import (
 type Engine struct {
 	cli  *client.Client
 	host string
+
+	mu       sync.Mutex
+	leases   map[string]string // lease ID -> its container's ID, for the leases this engine made (lease.go)
+	offset   time.Duration     // the engine's clock ahead of this machine's (Now)
+	offsetAt time.Time         // when offset was measured; zero: never
 }
 
 // pingTimeout bounds the reachability check of Connect, so that a daemon

@@ -135,7 +135,7 @@ func TestLostCheck(t *testing.T) {
 			}
 			defer e.Close()
 			var heard []error
-			c, err := e.Adopt(ctx, "c1", AdoptOptions{OnLost: func(err error) { heard = append(heard, err) }})
+			c, err := e.Adopt(ctx, "c1", AdoptOptions{OnLost: func(err error) error { heard = append(heard, err); return err }})
 			if err != nil {
 				t.Fatal(err)
 			}

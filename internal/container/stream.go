@@ -21,8 +21,28 @@ import (
 //
 // Read and Write may be used from different goroutines at once; Write
 // is serialized, so that one Write's bytes are never interleaved with
-// another's.
-type Stream struct {
+// another's. An interface, so that another engine's exec (a Kubernetes
+// Pod's) can stand behind it.
+type Stream interface {
+	// Read reads the command's standard output; io.EOF once it closed it.
+	Read(p []byte) (int, error)
+	// Write writes to its standard input.
+	Write(p []byte) (int, error)
+	// CloseWrite closes its standard input: it reads end of file.
+	CloseWrite() error
+	// Stderr is what it wrote to its standard error so far (the last
+	// MaxOutput bytes).
+	Stderr() []byte
+	// Close kills the command if it still runs and releases the stream;
+	// safe to call more than once, and with Wait.
+	Close() error
+	// Wait waits for the output to end and returns the exit status and
+	// standard error (Stdout stays empty: it was the stream).
+	Wait() (ExecResult, error)
+}
+
+// stream is the Docker engine's Stream: a hijacked exec connection.
+type stream struct {
 	c      *Container
 	ctx    context.Context
 	argv0  string
@@ -60,7 +80,7 @@ type Stream struct {
 // When ctx is done the command's processes are killed and the stream
 // closed: Read and Write then fail, and Wait returns ctx's error. Close
 // does the same at any time. Call Close when done with the Stream.
-func (c *Container) ExecStream(ctx context.Context, argv []string, opts ExecOptions) (*Stream, error) {
+func (c *Container) ExecStream(ctx context.Context, argv []string, opts ExecOptions) (Stream, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("exec stream: empty command")
 	}
@@ -76,7 +96,7 @@ func (c *Container) ExecStream(ctx context.Context, argv []string, opts ExecOpti
 		return nil, c.checkLost(ctx, ExecResult{}, err)
 	}
 	pr, pw := io.Pipe()
-	s := &Stream{
+	s := &stream{
 		c: c, ctx: ctx, argv0: argv[0], id: id, token: token, att: att, out: pr, timeout: opts.Timeout,
 		stderr: &lockedTail{t: newTail(limit)}, start: time.Now(),
 		copied: make(chan struct{}), stopped: make(chan struct{}),
@@ -117,17 +137,17 @@ func (c *Container) ExecStream(ctx context.Context, argv []string, opts ExecOpti
 
 // Read reads the command's standard output. It returns io.EOF once the
 // command closed it (or ended).
-func (s *Stream) Read(p []byte) (int, error) { return s.out.Read(p) }
+func (s *stream) Read(p []byte) (int, error) { return s.out.Read(p) }
 
 // Write writes to the command's standard input.
-func (s *Stream) Write(p []byte) (int, error) {
+func (s *stream) Write(p []byte) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	return s.att.Conn.Write(p)
 }
 
 // CloseWrite closes the command's standard input: it reads end of file.
-func (s *Stream) CloseWrite() error {
+func (s *stream) CloseWrite() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	return s.att.CloseWrite()
@@ -135,10 +155,10 @@ func (s *Stream) CloseWrite() error {
 
 // Stderr is what the command wrote to its standard error so far (the
 // last MaxOutput bytes).
-func (s *Stream) Stderr() []byte { return s.stderr.Bytes() }
+func (s *stream) Stderr() []byte { return s.stderr.Bytes() }
 
 // stop kills the command's processes and closes the connection, once.
-func (s *Stream) stop() {
+func (s *stream) stop() {
 	s.stopOnce.Do(func() {
 		s.stopErr = s.c.stopExec(s.id, s.token)
 		s.att.Close()
@@ -152,7 +172,7 @@ var errStreamClosed = errors.New("exec stream closed")
 
 // Close kills the command if it still runs and releases the stream. It
 // is safe to call more than once, and with Wait.
-func (s *Stream) Close() error {
+func (s *stream) Close() error {
 	s.stop()
 	<-s.copied
 	return nil
@@ -163,12 +183,12 @@ func (s *Stream) Close() error {
 // is ctx's when ctx ended the command, and wraps ErrLost when an adopted
 // container went away; a command that Close stopped has no error of its
 // own. Wait may be called more than once.
-func (s *Stream) Wait() (ExecResult, error) {
+func (s *stream) Wait() (ExecResult, error) {
 	s.waitOnce.Do(func() { s.res, s.err = s.wait() })
 	return s.res, s.err
 }
 
-func (s *Stream) wait() (ExecResult, error) {
+func (s *stream) wait() (ExecResult, error) {
 	<-s.copied
 	var closed bool // stopped by Close, ctx or the timeout, not ended by itself
 	select {

@@ -16,6 +16,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 )
 
 // Oracle stubs, as an agent rewarded for green tests would write them:
@@ -163,7 +164,7 @@ func derive(t *testing.T, eng *container.Engine, img string, ds *bench.Dataset, 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var log bytes.Buffer
-	rep, files, err := evaluate.Evaluate(ctx, eng, evaluate.Task{
+	rep, files, err := evaluate.Evaluate(ctx, executor.Local(eng), evaluate.Task{
 		Dataset: ds, Instance: in, Attempt: 1, Gold: true, Image: img, DeriveCanaries: true,
 		Prediction: evaluate.Prediction{Model: "gold", Patch: []byte(in.Patch)},
 	}, testLimits, &log)

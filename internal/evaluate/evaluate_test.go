@@ -14,6 +14,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 	"github.com/featbench/featbench/internal/predictions"
@@ -82,7 +83,7 @@ func run(t *testing.T, eng *container.Engine, img string, ds *bench.Dataset, ids
 	}
 	rr, err := evaluate.Run(context.Background(), evaluate.Config{
 		Meta:    evaluate.Meta{RunID: "test", Dataset: ds.Key(), Split: "full", Predictions: "test", Attempts: 1, Instances: ids},
-		Dataset: ds, Gold: gold, Images: repos, Dir: dir, Workers: 2, Limits: lim, Engine: eng,
+		Dataset: ds, Gold: gold, Images: repos, Dir: dir, Workers: 2, Limits: lim, Engine: executor.Local(eng),
 		Predictions: func(id string, _ int) (evaluate.Prediction, bool) {
 			if gold {
 				return evaluate.Prediction{Model: "gold", Patch: []byte(ds.Instance(id).Patch)}, true

@@ -5,12 +5,13 @@ import (
 	"io"
 
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 )
 
 // Prepared starts t's container and takes it through the flow up to the
 // moment pytest would start (set-up, the prediction applied, the tests in
 // place), for tests that look inside. The caller removes the container.
-func Prepared(ctx context.Context, eng starter, t Task, lim Limits) (*container.Container, error) {
+func Prepared(ctx context.Context, eng executor.Starter, t Task, lim Limits) (executor.Box, error) {
 	box, err := eng.Start(ctx, container.Spec{Image: t.Image, Name: "featbench-test", Labels: t.Labels, WorkDir: repoDir, Limits: containerLimits(lim)})
 	if err != nil {
 		return nil, err
@@ -32,6 +33,3 @@ func Prepared(ctx context.Context, eng starter, t Task, lim Limits) (*container.
 	}
 	return box, nil
 }
-
-// RemoveLeftovers is removeLeftovers, for tests.
-var RemoveLeftovers = removeLeftovers

@@ -18,6 +18,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/canary"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/patch"
 	"github.com/featbench/featbench/internal/pyinstall"
@@ -118,17 +119,12 @@ type Task struct {
 	DeriveCanaries bool
 }
 
-// starter starts containers: *container.Engine.
-type starter interface {
-	Start(ctx context.Context, spec container.Spec) (*container.Container, error)
-}
-
 // flow is one task's evaluation in its container: the steps, the log of
 // every command, and the report they fill.
 type flow struct {
 	t      Task
 	lim    Limits
-	box    *container.Container
+	box    executor.Box
 	log    io.Writer         // container.log
 	files  map[string][]byte // test outputs, saved under tests/
 	rep    *Report
@@ -156,8 +152,8 @@ type flow struct {
 // failure (the report's Error says so too); a prediction that does not
 // apply or fails its tests is a report, not an error. files are the raw
 // outputs of the test runs, by name, for the run folder.
-func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer) (rep *Report, files map[string][]byte, err error) {
-	return prepare(ctx, eng, t, lim, log).finish(ctx, func(box *container.Container) { box.Remove() })
+func Evaluate(ctx context.Context, eng executor.Starter, t Task, lim Limits, log io.Writer) (rep *Report, files map[string][]byte, err error) {
+	return prepare(ctx, eng, t, lim, log).finish(ctx, func(box executor.Box) { box.Remove() })
 }
 
 // staged is a task taken through the harness's own part of the flow in
@@ -169,17 +165,17 @@ func Evaluate(ctx context.Context, eng starter, t Task, lim Limits, log io.Write
 // its tests, and one worker still runs one prediction's code at a time.
 type staged struct {
 	f        *flow
-	eng      starter       // a second try's fresh container comes from it
-	spent    time.Duration // counted in the instance's time and deadline
-	applied  bool          // the prediction applied: its tests are to run
-	err      error         // the set-up failed
-	timedOut bool          // the set-up ran out of the instance's time
+	eng      executor.Starter // a second try's fresh container comes from it
+	spent    time.Duration    // counted in the instance's time and deadline
+	applied  bool             // the prediction applied: its tests are to run
+	err      error            // the set-up failed
+	timedOut bool             // the set-up ran out of the instance's time
 }
 
 // prepare starts t's container and takes it through the harness's part
 // of the flow. Whatever happens, finish (or discard) must follow: it
 // removes the container.
-func prepare(ctx context.Context, eng starter, t Task, lim Limits, log io.Writer) *staged {
+func prepare(ctx context.Context, eng executor.Starter, t Task, lim Limits, log io.Writer) *staged {
 	start := time.Now()
 	s := &staged{f: newFlow(t, lim, log), eng: eng}
 	defer func() { s.spent = time.Since(start) }()
@@ -251,7 +247,7 @@ func (s *staged) fail(ctx context.Context, err error) {
 // finish runs the prediction's part of the flow (its tests, and at level
 // 2 its install) within what is left of the instance's time, grades it,
 // and hands the container to remove.
-func (s *staged) finish(ctx context.Context, remove func(*container.Container)) (rep *Report, files map[string][]byte, err error) {
+func (s *staged) finish(ctx context.Context, remove func(executor.Box)) (rep *Report, files map[string][]byte, err error) {
 	start := time.Now()
 	f := s.f
 	rep = f.rep
@@ -1399,7 +1395,7 @@ func AgentDir(ds *bench.Dataset, in *bench.Instance) string {
 // files are the ones that grade). Nothing the harness brought stays (no
 // gold patch, no test patch, no plugin). Each command goes to log. It
 // returns the folder the agent works in (AgentDir).
-func StartingPoint(ctx context.Context, box *container.Container, ds *bench.Dataset, in *bench.Instance, log io.Writer) (string, error) {
+func StartingPoint(ctx context.Context, box executor.Box, ds *bench.Dataset, in *bench.Instance, log io.Writer) (string, error) {
 	f := newFlow(Task{Dataset: ds, Instance: in, Attempt: 1}, Limits{}, log)
 	f.box = box
 	if err := f.copyIn(ctx); err != nil {

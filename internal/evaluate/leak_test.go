@@ -10,6 +10,7 @@ import (
 
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 )
 
 // leakScan prints, from inside a container, where the lines given on
@@ -65,7 +66,7 @@ func TestNothingOfTheSolutionInTheContainer(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			box, err := evaluate.Prepared(ctx, eng, evaluate.Task{Dataset: ds, Instance: in, Attempt: 1, Image: img,
+			box, err := evaluate.Prepared(ctx, executor.Local(eng), evaluate.Task{Dataset: ds, Instance: in, Attempt: 1, Image: img,
 				Labels: map[string]string{evaluate.LabelProject: "1", evaluate.LabelKind: "test"}}, lim)
 			if err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 )
 
 // Round 2 of the red team: predictions that implement nothing and attack
@@ -355,7 +356,7 @@ func regradeAgrees(t *testing.T, ds *bench.Dataset, in *bench.Instance, dir stri
 // noEngine fails the test if anything asks it for a container.
 type noEngine struct{ t *testing.T }
 
-func (e noEngine) Start(context.Context, container.Spec) (*container.Container, error) {
+func (e noEngine) Start(context.Context, container.Spec) (executor.Box, error) {
 	e.t.Fatal("a container was started for a prediction the harness refuses")
 	return nil, nil
 }

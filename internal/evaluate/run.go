@@ -2,11 +2,10 @@ package evaluate
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -18,11 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/runlock"
 )
 
@@ -40,22 +38,14 @@ const (
 	TestsDir       = "tests"
 )
 
-// Labels on every container a run starts, to find leftovers of a killed run.
+// Labels on every container a run starts, to find leftovers of a killed
+// run; the run's lease (lease.Label) is on them too.
 const (
 	LabelProject = "featbench.project"
 	LabelKind    = "featbench.kind"
 	LabelRun     = "featbench.run"
-	LabelOwner   = "featbench.owner" // a random token of the run that started it
 	LabelTask    = "featbench.instance"
-	// LabelExpires is when (Unix seconds) the container is a leftover at
-	// the latest: its instance's deadline, which the run that started it
-	// enforces, plus a margin. Only then may another run remove it.
-	LabelExpires = "featbench.expires"
 )
-
-// leftoverMargin is how long past its instance's deadline a container may
-// take to be removed by the run that started it.
-const leftoverMargin = 5 * time.Minute
 
 // Meta is run.json: what a run evaluates.
 type Meta struct {
@@ -83,24 +73,13 @@ type Config struct {
 	Workers     int
 	Force       bool // evaluate again what a previous run of this id finished
 	Limits      Limits
-	// Engine runs the containers: the local engine (*container.Engine)
-	// or a swarm (*swarm.Executor).
-	Engine   Executor
+	// Engine runs the containers: the local engine or a swarm
+	// (internal/executor).
+	Engine   executor.Executor
 	Progress Progress // nil: no progress display
-}
-
-// Executor runs a run's containers: starts them, and removes the ones a
-// killed run left, by label.
-type Executor interface {
-	starter
-	RemoveContainers(ctx context.Context, labelFilter map[string]string, keep func(labels map[string]string) bool) (int, error)
-}
-
-// admitter is an Executor that decides how many containers run at once
-// (a swarm, by its free resources): Admit waits for room for one more
-// container with these limits; release gives it back.
-type admitter interface {
-	Admit(ctx context.Context, lim container.Limits) (release func(), err error)
+	// Log, when not nil, hears of the run's lease (renewals failing, the
+	// leftovers of killed runs removed).
+	Log io.Writer
 }
 
 // Progress hears about a run as it goes: a terminal bar, or lines in a log.
@@ -135,13 +114,6 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	if err := writeMeta(cfg.Dir, cfg.Meta); err != nil {
 		return nil, err
 	}
-	// Runs on one engine may share a host name and process ids (PID
-	// namespaces): a run knows its own containers by a random token, and
-	// another run's only by their expiry.
-	owner := randomToken()
-	if err := removeLeftovers(ctx, cfg.Engine, time.Now()); err != nil {
-		return nil, err
-	}
 	var tasks []task
 	for _, id := range cfg.Meta.Instances {
 		in := cfg.Dataset.Instance(id)
@@ -156,22 +128,23 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 			tasks = append(tasks, task{in: in, attempt: a, pred: p})
 		}
 	}
+	// The run's lease, on every container it starts; taking it removes
+	// what killed runs left. Released last, once every container is gone.
+	ls, err := executor.Hold(ctx, cfg.Engine, "eval run "+cfg.Meta.RunID, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer ls.Release()
 	if cfg.Progress != nil {
 		cfg.Progress.Start(len(tasks))
 		defer cfg.Progress.Finish()
 	}
-	workers := max(cfg.Workers, 1)
-	g, gctx := errgroup.WithContext(ctx)
-	// An executor that knows its room (a swarm) admits tasks itself;
-	// otherwise the configured workers bound them.
-	adm, _ := cfg.Engine.(admitter)
-	if adm == nil {
-		g.SetLimit(workers)
-	}
-	var admitErr error   // the executor could not say where to run (no node left)
-	var unsaved []string // attempts whose files could not all be written
-	var unsavedMu sync.Mutex
-	rm := newRemover(workers)
+	pool := executor.NewPool(cfg.Engine, cfg.Workers, containerLimits(cfg.Limits))
+	var (
+		unsaved   []string // attempts whose files could not all be written
+		unsavedMu sync.Mutex
+	)
+	rm := newRemover(max(cfg.Workers, 1))
 	defer rm.wait() // every container gone before Run returns, whatever happened
 	todo := tasks[:0:0]
 	for _, tk := range tasks {
@@ -187,78 +160,76 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 	}
 	// While a task runs, the next one's container is started and taken
 	// through the harness's own set-up (staged): its turn starts with
-	// the prediction's tests.
-	var next *ahead
+	// the prediction's tests. Only where workers bound the run, not where
+	// the executor admits by room: staging holds a container before its
+	// turn.
+	var (
+		mu     sync.Mutex
+		staged = map[int]*ahead{}
+	)
 	defer func() {
-		if next != nil {
-			next.discard()
+		for _, a := range staged {
+			a.discard() // staged, never run: no report, a later run does it
 		}
 	}()
-	for i, tk := range todo {
-		if gctx.Err() != nil {
-			break
-		}
-		cur := next
-		next = nil
-		release := func() {}
-		if adm != nil {
-			// Tasks are admitted in order, as room frees up.
-			r, err := adm.Admit(gctx, containerLimits(cfg.Limits))
-			if err != nil {
-				admitErr = err
-				break
+	var started func(ctx context.Context, i int)
+	if !pool.Admits() {
+		started = func(ctx context.Context, i int) {
+			if i+1 < len(todo) {
+				nt := todo[i+1]
+				a := stageAhead(ctx, cfg, nt, attemptDir(cfg.Dir, nt.in.InstanceID, nt.attempt), ls)
+				mu.Lock()
+				staged[i+1] = a
+				mu.Unlock()
 			}
-			release = r
-		}
-		g.Go(func() error {
-			defer release()
-			dir := attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)
-			if cur == nil {
-				cur = stageOne(gctx, cfg, tk, dir, owner, "")
-			}
-			rep, err := cur.evaluate(gctx, rm)
-			if errors.Is(err, container.ErrLost) && gctx.Err() == nil {
-				// Its container or node went away: not the prediction's
-				// doing. Once more from the start, recorded; the executor
-				// places it elsewhere.
-				cur = stageOne(gctx, cfg, tk, dir, owner, err.Error())
-				rep, err = cur.evaluate(gctx, rm)
-			}
-			var se *SaveError
-			if errors.As(err, &se) && gctx.Err() == nil {
-				unsavedMu.Lock()
-				unsaved = append(unsaved, fmt.Sprintf("%s attempt %d: %v", tk.in.InstanceID, tk.attempt, se.Err))
-				unsavedMu.Unlock()
-				if rep == nil {
-					rep = &Report{InstanceID: tk.in.InstanceID, Attempt: tk.attempt, Error: "not saved: " + se.Err.Error()}
-				}
-			}
-			if cfg.Progress != nil && rep != nil {
-				cfg.Progress.Done(rep, false)
-			}
-			if err != nil && gctx.Err() != nil {
-				return gctx.Err() // interrupted: stop, keep what is done
-			}
-			// An infrastructure failure is the attempt's report (its
-			// Error); the run goes on, and a later run evaluates it again.
-			return nil
-		})
-		// Staging ahead holds a container before its turn: only where the
-		// workers bound the run, not where an executor admits by room.
-		if i+1 < len(todo) && adm == nil {
-			nt := todo[i+1]
-			next = stageAhead(gctx, cfg, nt, attemptDir(cfg.Dir, nt.in.InstanceID, nt.attempt), owner)
 		}
 	}
-	if err := g.Wait(); err != nil {
+	err = pool.Each(ctx, len(todo), func(ctx context.Context, i int, lost error) error {
+		tk := todo[i]
+		dir := attemptDir(cfg.Dir, tk.in.InstanceID, tk.attempt)
+		mu.Lock()
+		cur := staged[i]
+		delete(staged, i)
+		mu.Unlock()
+		if cur == nil || lost != nil {
+			// lost: its container or node went away, not the
+			// prediction's doing. Once more from the start, recorded;
+			// the executor places it elsewhere.
+			retried := ""
+			if lost != nil {
+				retried = lost.Error()
+			}
+			cur = stageOne(ctx, cfg, tk, dir, ls, retried)
+		}
+		rep, err := cur.evaluate(ctx, rm)
+		if errors.Is(err, container.ErrLost) && lost == nil && ctx.Err() == nil {
+			return err // the pool does it once more
+		}
+		var se *SaveError
+		if errors.As(err, &se) && ctx.Err() == nil {
+			unsavedMu.Lock()
+			unsaved = append(unsaved, fmt.Sprintf("%s attempt %d: %v", tk.in.InstanceID, tk.attempt, se.Err))
+			unsavedMu.Unlock()
+			if rep == nil {
+				rep = &Report{InstanceID: tk.in.InstanceID, Attempt: tk.attempt, Error: "not saved: " + se.Err.Error()}
+			}
+		}
+		if cfg.Progress != nil && rep != nil {
+			cfg.Progress.Done(rep, false)
+		}
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err() // interrupted: stop, keep what is done
+		}
+		// An infrastructure failure is the attempt's report (its
+		// Error); the run goes on, and a later run evaluates it again.
+		return nil
+	}, started)
+	if err != nil {
+		// What finished is kept; running the command again resumes.
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	if admitErr != nil {
-		// What finished is kept; running the command again resumes.
-		return nil, admitErr
 	}
 	rr, err := Finish(cfg.Dir, cfg.Dataset, cfg.Meta)
 	if err != nil {
@@ -277,7 +248,7 @@ func Run(ctx context.Context, cfg Config) (*RunReport, error) {
 type ahead struct {
 	done       chan struct{}
 	dir        string
-	logf       *logFile
+	logf       *atomicfile.Log
 	trajectory string
 	s          *staged
 	err        error // the folder could not be made
@@ -287,27 +258,26 @@ type ahead struct {
 }
 
 // stageAhead stages tk in the background while the current task runs.
-func stageAhead(ctx context.Context, cfg Config, tk task, dir, owner string) *ahead {
+func stageAhead(ctx context.Context, cfg Config, tk task, dir string, ls *executor.Lease) *ahead {
 	a := &ahead{done: make(chan struct{})}
 	go func() {
 		defer close(a.done)
-		a.stage(ctx, cfg, tk, dir, owner, true)
+		a.stage(ctx, cfg, tk, dir, ls)
 	}()
 	return a
 }
 
 // stageOne stages tk now, at its turn; retried: see ahead.
-func stageOne(ctx context.Context, cfg Config, tk task, dir, owner, retried string) *ahead {
+func stageOne(ctx context.Context, cfg Config, tk task, dir string, ls *executor.Lease, retried string) *ahead {
 	a := &ahead{done: make(chan struct{}), retried: retried}
-	a.stage(ctx, cfg, tk, dir, owner, false)
+	a.stage(ctx, cfg, tk, dir, ls)
 	close(a.done)
 	return a
 }
 
 // stage makes tk's folder (the prediction and the log as it goes) and
-// stages it. early: staged before its turn, so its container may wait for
-// the current task to end before its own time starts.
-func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir, owner string, early bool) {
+// stages it, in a container under the run's lease.
+func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir string, ls *executor.Lease) {
 	a.dir = dir
 	if err := os.RemoveAll(dir); err != nil {
 		a.err = fmt.Errorf("clearing %s: %w", dir, err)
@@ -333,7 +303,7 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir, owner strin
 		}
 		a.trajectory = Sum(raw)
 	}
-	logf, err := createLog(filepath.Join(dir, LogFile))
+	logf, err := atomicfile.CreateLog(filepath.Join(dir, LogFile))
 	if err != nil {
 		a.err = &SaveError{Err: err}
 		return
@@ -347,20 +317,14 @@ func (a *ahead) stage(ctx context.Context, cfg Config, tk task, dir, owner strin
 		a.err = fmt.Errorf("no environment image for %s", ImageKey(cfg.Dataset, tk.in))
 		return
 	}
-	exp := expires(cfg.Limits, time.Now())
-	if early {
-		// It may wait up to the current task's deadline for its turn.
-		exp += int64(instanceLimit(cfg.Limits) / time.Second)
-	}
 	t := Task{
 		Dataset: cfg.Dataset, Instance: tk.in, Attempt: tk.attempt, Prediction: tk.pred, Gold: cfg.Gold, Image: image,
 		Labels: map[string]string{
-			LabelProject: "1", LabelKind: "eval", LabelRun: cfg.Meta.RunID, LabelOwner: owner,
-			LabelExpires: strconv.FormatInt(exp, 10),
-			LabelTask:    tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
+			LabelProject: "1", LabelKind: "eval", LabelRun: cfg.Meta.RunID,
+			LabelTask: tk.in.InstanceID + "#" + strconv.Itoa(tk.attempt),
 		},
 	}
-	a.s = prepare(ctx, cfg.Engine, t, cfg.Limits, a.logf)
+	a.s = prepare(ctx, ls, t, cfg.Limits, a.logf) // its container under the run's lease
 }
 
 // discard removes the container staging started, the task not run, and
@@ -371,7 +335,7 @@ func (a *ahead) discard() {
 		a.s.discard()
 	}
 	if a.logf != nil {
-		a.logf.close()
+		a.logf.Close()
 	}
 }
 
@@ -389,7 +353,7 @@ func (a *ahead) evaluate(ctx context.Context, rm *remover) (*Report, error) {
 	<-a.done
 	if a.err != nil {
 		if a.logf != nil {
-			a.logf.close()
+			a.logf.Close()
 		}
 		return nil, a.err // set before anything was started
 	}
@@ -403,7 +367,7 @@ func (a *ahead) evaluate(ctx context.Context, rm *remover) (*Report, error) {
 			break
 		}
 	}
-	if cerr := a.logf.close(); unsaved == nil {
+	if cerr := a.logf.Close(); unsaved == nil {
 		unsaved = cerr
 	}
 	if ctx.Err() != nil {
@@ -429,56 +393,12 @@ type SaveError struct{ Err error }
 func (e *SaveError) Error() string { return e.Err.Error() }
 func (e *SaveError) Unwrap() error { return e.Err }
 
-// logFile is an attempt's container.log: the first error writing it is
-// kept (a fmt.Fprintf to it drops errors), and closing it syncs it and
-// reports that error.
-type logFile struct {
-	f   *os.File
-	err error
-}
-
-func createLog(path string) (*logFile, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", path, err)
-	}
-	return &logFile{f: f}, nil
-}
-
-func (l *logFile) Write(p []byte) (int, error) {
-	if l.err != nil {
-		return 0, l.err
-	}
-	n, err := l.f.Write(p)
-	if err != nil {
-		l.err = fmt.Errorf("writing %s: %w", l.f.Name(), err)
-	}
-	return n, err
-}
-
-// close syncs and closes the log once, and says whether all of it was
-// written.
-func (l *logFile) close() error {
-	if l.f == nil {
-		return l.err
-	}
-	f := l.f
-	l.f = nil
-	if err := f.Sync(); err != nil && l.err == nil {
-		l.err = fmt.Errorf("writing %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil && l.err == nil {
-		l.err = fmt.Errorf("writing %s: %w", f.Name(), err)
-	}
-	return l.err
-}
-
 // remover removes containers in the background, so that the next task
 // need not wait for the engine to tear the last one down; at most a few at
 // once (the next removal waits), and Run waits for all of them before it
 // returns, so a run that ends or is interrupted leaves none. A removal
-// that fails leaves the container to the expiry of its label, as a killed
-// run would.
+// that fails leaves the container to a later run's sweep, its lease
+// released, as a killed run would.
 type remover struct {
 	wg  sync.WaitGroup
 	sem chan struct{}
@@ -488,13 +408,13 @@ func newRemover(workers int) *remover {
 	return &remover{sem: make(chan struct{}, 2*workers)}
 }
 
-func (r *remover) remove(box *container.Container) {
+func (r *remover) remove(box executor.Box) {
 	r.sem <- struct{}{}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		defer func() { <-r.sem }()
-		_ = box.Remove() // its own context; a failure is left to the label's expiry
+		_ = box.Remove() // its own context; a failure is left to a later sweep
 	}()
 }
 
@@ -516,40 +436,6 @@ func ReadReport(dir string) (*Report, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ReportFile), err)
 	}
 	return &rep, nil
-}
-
-// removeLeftovers removes the containers of earlier runs that have
-// expired: a killed run leaves its containers behind, and a live run's
-// container never outlives its instance's deadline. A container without
-// an expiry (an older version's) is left alone.
-func removeLeftovers(ctx context.Context, eng Executor, now time.Time) error {
-	_, err := eng.RemoveContainers(ctx, map[string]string{LabelProject: "1", LabelKind: "eval"}, func(labels map[string]string) bool {
-		exp, err := strconv.ParseInt(labels[LabelExpires], 10, 64)
-		return err != nil || now.Unix() <= exp
-	})
-	if err != nil {
-		return fmt.Errorf("removing the containers of killed runs: %w", err)
-	}
-	return nil
-}
-
-// expires is the expiry label's value for a container started at now.
-func expires(lim Limits, now time.Time) int64 {
-	return now.Add(instanceLimit(lim) + leftoverMargin).Unix()
-}
-
-// instanceLimit is the longest an instance's evaluation takes.
-func instanceLimit(lim Limits) time.Duration {
-	if lim.Instance <= 0 {
-		return 24 * time.Hour
-	}
-	return lim.Instance
-}
-
-func randomToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(b)
 }
 
 func writeMeta(dir string, m Meta) error {

@@ -12,17 +12,21 @@ import (
 // TestOpenLocal: the local backend is the engine itself, and closing it
 // leaves the engine to its owner.
 func TestOpenLocal(t *testing.T) {
-	local := new(container.Engine)
+	eng := new(container.Engine)
 	for _, backend := range []string{"", "local"} {
-		b, err := Open(context.Background(), config.Eval{Backend: backend}, local, nil)
+		b, err := Open(context.Background(), config.Eval{Backend: backend}, eng, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Executor != Executor(local) || b.Status != nil || b.Close() != nil {
+		l, ok := b.Executor.(local)
+		if !ok || l.Engine != eng || b.Status != nil || b.Close() != nil {
 			t.Errorf("backend %q: %+v", backend, b)
 		}
+		if _, admits := b.Executor.(Admitter); admits {
+			t.Errorf("backend %q admits by room", backend)
+		}
 	}
-	if _, err := Open(context.Background(), config.Eval{Backend: "kubernetes"}, local, nil); err == nil || !strings.Contains(err.Error(), `"kubernetes"`) {
+	if _, err := Open(context.Background(), config.Eval{Backend: "kubernetes"}, eng, nil); err == nil || !strings.Contains(err.Error(), `"kubernetes"`) {
 		t.Errorf("unknown backend: %v", err)
 	}
 }

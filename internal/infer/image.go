@@ -61,6 +61,9 @@ type ImageSpec struct {
 	// Cache is where fetched packages are kept, by the content of their
 	// lockfile (.cache/agents).
 	Cache string
+	// ProgressEvery is how often the log hears how far fetching the
+	// packages got (0: never).
+	ProgressEvery time.Duration
 }
 
 // EnsureImage returns the reference of the agent's image on spec.Env,
@@ -236,6 +239,10 @@ func fetch(ctx context.Context, spec ImageSpec, files []container.File, log io.W
 		cmd.Dir = tmp
 		return cmd.CombinedOutput()
 	}
+	stopWatch := watchFetch(filepath.Join(tmp, "node_modules"), spec.ProgressEvery, func(pkgs int, size int64, elapsed time.Duration) {
+		logf(log, "fetching %s's packages: %d so far, %s, in %s", spec.Agent, pkgs, megabytes(size), elapsed.Round(time.Second))
+	})
+	defer stopWatch()
 	out, err := npmRun("ci")
 	if err != nil && strings.Contains(string(out), "in sync") {
 		// npm writes no entry for a platform package of an optional
@@ -263,6 +270,60 @@ func fetch(ctx context.Context, spec ImageSpec, files []container.File, log io.W
 	}
 	return modules, nil
 }
+
+// watchFetch tells report, every every (when positive) until stop is
+// called, how many packages the node_modules folder being fetched holds
+// and their size so far: npm ci is silent for minutes on a large agent.
+func watchFetch(modules string, every time.Duration, report func(pkgs int, size int64, elapsed time.Duration)) (stop func()) {
+	if every <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				pkgs, size := fetched(modules)
+				report(pkgs, size, time.Since(start))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+	}
+}
+
+// fetched counts the packages of a node_modules folder (each folder with
+// a package.json, nested ones too) and the bytes of its files.
+func fetched(modules string) (pkgs int, size int64) {
+	_ = filepath.WalkDir(modules, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // npm moves things while it works
+		}
+		if d.Type().IsRegular() {
+			if d.Name() == "package.json" && filepath.Base(filepath.Dir(filepath.Dir(p))) == "node_modules" ||
+				d.Name() == "package.json" && filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(p)))) == "node_modules" &&
+					strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(p))), "@") {
+				pkgs++
+			}
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+			}
+		}
+		return nil
+	})
+	return pkgs, size
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

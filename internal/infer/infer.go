@@ -18,20 +18,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
+	"sort"
+	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/config"
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/runlock"
 )
@@ -105,12 +106,18 @@ type Record struct {
 	FilesChanged int       `json:"files_changed"`
 	Dropped      []string  `json:"dropped,omitempty"` // files of the agent's diff left out: tests, binaries, caches
 	Finished     time.Time `json:"finished"`
+	// Unsaved, never written, says why the record could not be saved
+	// (the instance is not done): for the progress line.
+	Unsaved string `json:"-"`
 }
 
-// Progress hears about a run as it goes.
+// Progress hears about a run as it goes: each instance done (or not
+// saved: rec.Unsaved), and every Config.ProgressEvery what each agent at
+// work did so far.
 type Progress interface {
 	Start(total int)
 	Done(rec *Record, skipped bool)
+	Working(id string, so meter.Totals, elapsed time.Duration)
 	Finish()
 }
 
@@ -124,10 +131,16 @@ type Config struct {
 	Workers   int    // agents at once on the local engine; a swarm admits by its room instead
 	Force     bool   // run again what a previous run of this id finished
 	Container container.Limits
-	// Engine runs the containers: the local engine (*container.Engine)
-	// or a swarm (*swarm.Executor), as for eval run.
-	Engine   evaluate.Executor
+	// Engine runs the containers: the local engine or a swarm
+	// (internal/executor), as for eval run.
+	Engine   executor.Executor
 	Progress Progress
+	// ProgressEvery is how often Progress hears what each agent at work
+	// did so far (0: never).
+	ProgressEvery time.Duration
+	// Log, when not nil, hears of the run's lease (renewals failing, the
+	// leftovers of killed runs removed).
+	Log io.Writer
 	// Prompt, when set, runs prompt mode instead of the agent: one
 	// request with the statement and code as context (prompt.go).
 	// Agent.Image then names the environment images, Agent.Command is
@@ -139,6 +152,13 @@ type Config struct {
 // record yet (or whose record is a failure that is retried: the harness's
 // or the upstream's), writing each one's folder and, after each,
 // predictions.jsonl. Killing it loses only the instances in flight.
+//
+// The caller checks the upstream first (CheckUpstream). An upstream found
+// down during the run (a *meter.Down: the key refused, or no upstream to
+// connect to) stops it at once: the instances in flight are not recorded,
+// and Run returns that error. An instance whose files could not all be
+// written is not done; the run goes on, and returns with its records an
+// error naming the files.
 func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, Folder), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
@@ -152,13 +172,6 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	owner := randomToken()
-	if _, err := cfg.Engine.RemoveContainers(ctx, map[string]string{evaluate.LabelProject: "1", evaluate.LabelKind: "infer"}, func(labels map[string]string) bool {
-		exp, err := strconv.ParseInt(labels[evaluate.LabelExpires], 10, 64)
-		return err != nil || time.Now().Unix() <= exp
-	}); err != nil {
-		return nil, fmt.Errorf("removing the containers of killed runs: %w", err)
-	}
 	var ins []*bench.Instance
 	for _, id := range cfg.Meta.Instances {
 		in := cfg.Dataset.Instance(id)
@@ -167,77 +180,107 @@ func Run(ctx context.Context, cfg Config) ([]*Record, error) {
 		}
 		ins = append(ins, in)
 	}
+	// The run's lease, on every agent's container; taking it removes what
+	// killed runs left. Released last, once every container is gone.
+	ls, err := executor.Hold(ctx, cfg.Engine, "eval infer "+cfg.Meta.RunID, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer ls.Release()
 	if cfg.Progress != nil {
 		cfg.Progress.Start(len(ins))
 		defer cfg.Progress.Finish()
 	}
-	var mu sync.Mutex // predictions.jsonl
-	g, gctx := errgroup.WithContext(ctx)
-	// An executor that knows its room (a swarm) admits the agents'
-	// containers itself, as for eval run; otherwise the workers bound them.
-	adm, _ := cfg.Engine.(admitter)
-	if adm == nil {
-		g.SetLimit(max(cfg.Workers, 1))
-	}
-	var admitErr error // the executor could not say where to run (no node left)
+	var todo []*bench.Instance
 	for _, in := range ins {
-		if gctx.Err() != nil {
-			break
-		}
-		dir := filepath.Join(cfg.Dir, Folder, in.InstanceID)
 		if !cfg.Force {
-			if rec, err := ReadRecord(dir); err == nil && !retried[rec.FailureMode] {
+			if rec, err := ReadRecord(filepath.Join(cfg.Dir, Folder, in.InstanceID)); err == nil && !retried[rec.FailureMode] {
 				if cfg.Progress != nil {
 					cfg.Progress.Done(rec, true)
 				}
 				continue
 			}
 		}
-		release := func() {}
-		if adm != nil {
-			// Instances are admitted in order, as room frees up.
-			r, err := adm.Admit(gctx, agentLimits(cfg.Container))
-			if err != nil {
-				admitErr = err
-				break
-			}
-			release = r
-		}
-		g.Go(func() error {
-			defer release()
-			rec, err := runOne(gctx, cfg, in, dir, owner)
-			if err != nil {
-				if gctx.Err() != nil {
-					return gctx.Err() // interrupted: no record, the next run does it again
-				}
-				return err
-			}
+		todo = append(todo, in)
+	}
+	var mu sync.Mutex // predictions.jsonl, unsaved
+	var unsavedIDs []string
+	var predErr error // the last failure to write predictions.jsonl; the last write is the one that counts
+	// A swarm admits the agents' containers by its room, in order, as for
+	// eval run; elsewhere the workers bound them. An agent's run is not
+	// done again within the run when its container is lost: the loss is
+	// recorded (HarnessError), and the next run tries it again.
+	pool := executor.NewPool(cfg.Engine, cfg.Workers, agentLimits(cfg.Container))
+	err = pool.Each(ctx, len(todo), func(ctx context.Context, i int, _ error) error {
+		in := todo[i]
+		rec, err := runOne(ctx, cfg, in, filepath.Join(cfg.Dir, Folder, in.InstanceID), ls)
+		var se *evaluate.SaveError
+		switch {
+		case errors.As(err, &se) && ctx.Err() == nil:
+			mu.Lock()
+			unsavedIDs = append(unsavedIDs, fmt.Sprintf("%s: %v", in.InstanceID, se.Err))
+			mu.Unlock()
 			if cfg.Progress != nil {
 				cfg.Progress.Done(rec, false)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			_, err = WritePredictions(cfg.Dir, all)
+			return nil // the next run does it again
+		case err != nil:
+			if ctx.Err() != nil {
+				return ctx.Err() // interrupted: no record, the next run does it again
+			}
 			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+		}
+		if cfg.Progress != nil {
+			cfg.Progress.Done(rec, false)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		_, predErr = WritePredictions(cfg.Dir, all)
+		return nil
+	}, nil)
+	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if admitErr != nil {
-		return nil, fmt.Errorf("waiting for room on the executor: %w", admitErr)
+	recs, err := WritePredictions(cfg.Dir, all)
+	if err != nil {
+		if predErr != nil {
+			err = errors.Join(err, predErr)
+		}
+		return nil, err
 	}
-	return WritePredictions(cfg.Dir, all)
+	if len(unsavedIDs) > 0 {
+		sort.Strings(unsavedIDs)
+		return recs, &UnsavedError{Instances: unsavedIDs}
+	}
+	return recs, nil
 }
 
-// admitter is an Executor that decides how many containers run at once
-// (a swarm, by its free resources): Admit waits for room for one more
-// container with these limits; release gives it back.
-type admitter interface {
-	Admit(ctx context.Context, lim container.Limits) (release func(), err error)
+// UnsavedError is Run's error, with its records, when instances could not
+// be saved whole: each line names the instance, the file and the error.
+type UnsavedError struct{ Instances []string }
+
+func (e *UnsavedError) Error() string {
+	return fmt.Sprintf("%d instances could not be saved whole and are not done (the next run of the command runs them again):\n  %s",
+		len(e.Instances), strings.Join(e.Instances, "\n  "))
+}
+
+// CheckUpstream asks the agent's upstream, with its key, the cheapest
+// question that needs the key (meter.Check): a *meter.Down when the key
+// is refused or the upstream cannot be reached, which no instance should
+// pay for.
+func CheckUpstream(ctx context.Context, a Agent) error {
+	return meter.Check(ctx, meter.Upstream{URL: a.upstream(), API: a.API, Key: a.Key})
+}
+
+// upstream is the URL the agent's proxy forwards to.
+func (a Agent) upstream() string {
+	if a.Upstream != "" {
+		return a.Upstream
+	}
+	return a.Agent.Upstream
 }
 
 // ReadRecord reads an instance's record from its folder.

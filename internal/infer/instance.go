@@ -3,8 +3,6 @@ package infer
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,12 +10,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/meter"
 	"github.com/featbench/featbench/internal/relay"
@@ -41,10 +41,19 @@ const InstructionFile = taskDir + "/instruction.md"
 const harnessGrace = 10 * time.Minute
 
 // runOne runs the agent on one instance in a new container and writes
-// the instance's folder, the record last. An error is an interruption or
-// a failure to write the folder; a failure of the harness inside the
-// instance is recorded (HarnessError) and tried again by the next run.
-func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner string) (*Record, error) {
+// the instance's folder, the record last. An error is an interruption, an
+// upstream that is down (a *meter.Down: the run stops, nothing recorded)
+// or a failure to write the folder (an *evaluate.SaveError, with the
+// record that was not saved: the instance is not done). A failure of the
+// harness inside the instance is recorded (HarnessError) and tried again
+// by the next run.
+//
+// Nothing of an instance is done until it is durably written: the
+// trajectory and the harness's log are written as they go and synced,
+// the agent's log and the prediction through atomicfile, and the record,
+// which marks the instance done, last, only when every other file is
+// whole.
+func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir string, ls *executor.Lease) (*Record, error) {
 	start := time.Now()
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("clearing %s: %w", dir, err)
@@ -52,56 +61,141 @@ func runOne(ctx context.Context, cfg Config, in *bench.Instance, dir, owner stri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
 	}
-	hlog, err := os.Create(filepath.Join(dir, HarnessLogFile))
+	rec := &Record{InstanceID: in.InstanceID, Agent: cfg.Agent.Name, Model: cfg.Agent.Model}
+	hlog, err := atomicfile.CreateLog(filepath.Join(dir, HarnessLogFile))
 	if err != nil {
-		return nil, err
+		return unsaved(rec, err)
 	}
 	defer hlog.Close()
-	traj, err := os.Create(filepath.Join(dir, TrajectoryFile))
+	traj, err := atomicfile.CreateLog(filepath.Join(dir, TrajectoryFile))
 	if err != nil {
-		return nil, err
+		return unsaved(rec, err)
 	}
 	defer traj.Close()
-	rec := &Record{InstanceID: in.InstanceID, Agent: cfg.Agent.Name, Model: cfg.Agent.Model}
 	run := infer
 	if cfg.Prompt != nil {
 		run = promptInfer
 	}
-	patch, err := run(ctx, cfg, in, owner, rec, hlog, traj, dir)
+	patch, err := run(ctx, cfg, in, ls, rec, hlog, traj, dir)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err != nil {
+	var down *meter.Down
+	if errors.As(err, &down) {
+		fmt.Fprintf(hlog, "stopped: %v\n", err)
+		return nil, err
+	}
+	// A trajectory not written whole is no measure of the instance,
+	// whatever else happened.
+	var se *evaluate.SaveError
+	werr := traj.Close()
+	switch {
+	case werr != nil:
+	case errors.As(err, &se):
+		werr = se.Err
+	case err != nil:
 		rec.FailureMode, rec.Error = HarnessError, err.Error()
 		fmt.Fprintf(hlog, "harness error: %v\n", err)
 	}
-	if err := traj.Sync(); err != nil {
-		return nil, fmt.Errorf("writing the trajectory: %w", err)
+	if werr == nil {
+		werr = atomicfile.Write(filepath.Join(dir, PatchFile), patch)
 	}
-	if err := os.WriteFile(filepath.Join(dir, PatchFile), patch, 0o644); err != nil {
-		return nil, fmt.Errorf("writing the prediction: %w", err)
+	if cerr := hlog.Close(); werr == nil {
+		werr = cerr
 	}
 	rec.Total = time.Since(start).Seconds()
 	rec.Finished = time.Now().UTC()
-	if err := atomicfile.WriteJSON(filepath.Join(dir, RecordFile), rec); err != nil {
-		return nil, err
+	if werr == nil {
+		werr = atomicfile.WriteJSON(filepath.Join(dir, RecordFile), rec)
+	}
+	if werr != nil {
+		os.Remove(filepath.Join(dir, RecordFile))
+		return unsaved(rec, werr)
 	}
 	return rec, nil
 }
 
+// unsaved is runOne's answer for an instance whose files could not all
+// be written: the record, not saved, says so (for the progress line).
+func unsaved(rec *Record, err error) (*Record, error) {
+	rec.Unsaved = err.Error()
+	return rec, &evaluate.SaveError{Err: err}
+}
+
+// upstreamDown says whether the upstream is down once the agent's
+// model calls are over: it refused the key of one of them, or the last
+// found no upstream to connect to and a check now finds none either (a
+// moment's loss leaves the instance its outcome, an UpstreamError).
+// found is what a check during the agent's run found, or nil.
+func upstreamDown(ctx context.Context, m *meter.Meter, found *meter.Down, hlog io.Writer) *meter.Down {
+	if found != nil {
+		return found
+	}
+	if d := m.Down(); d != nil {
+		return d
+	}
+	if !m.Totals().LastUnreachable {
+		return nil
+	}
+	var d *meter.Down
+	if err := meter.Check(ctx, m.Upstream()); errors.As(err, &d) {
+		return d
+	}
+	fmt.Fprintf(hlog, "the upstream could not be reached by the last model call, but answers now\n")
+	return nil
+}
+
+// watchUpstream stops the agent (stop) as soon as the upstream refuses
+// the key, or a model call finds no upstream and a check finds none
+// either, and returns what it found then; it returns when done is
+// closed.
+func watchUpstream(ctx context.Context, m *meter.Meter, stop func(), done <-chan struct{}) func() *meter.Down {
+	var mu sync.Mutex
+	var found *meter.Down
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		unreach := m.Unreachable()
+		for {
+			select {
+			case <-done:
+				return
+			case <-m.Refused():
+				mu.Lock()
+				found = m.Down()
+				mu.Unlock()
+				stop()
+				return
+			case <-unreach:
+				unreach = nil // checked once: a later loss is the instance's
+				var d *meter.Down
+				if err := meter.Check(ctx, m.Upstream()); errors.As(err, &d) {
+					mu.Lock()
+					found = d
+					mu.Unlock()
+					stop()
+					return
+				}
+			}
+		}
+	}()
+	return func() *meter.Down {
+		<-ended
+		mu.Lock()
+		defer mu.Unlock()
+		return found
+	}
+}
+
 // infer does the work of runOne: the proxy, the container, the agent,
 // the diff. rec gets what was measured.
-func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
+func infer(ctx context.Context, cfg Config, in *bench.Instance, ls *executor.Lease, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
 	a := cfg.Agent
 	image := a.Image[evaluate.ImageKey(cfg.Dataset, in)]
 	if image == "" {
 		return nil, fmt.Errorf("no image of %s for %s", a.Name, evaluate.ImageKey(cfg.Dataset, in))
 	}
-	upstream := a.Upstream
-	if upstream == "" {
-		upstream = a.Agent.Upstream
-	}
-	m, err := meter.New(meter.Upstream{URL: upstream, API: a.API, Key: a.Key},
+	m, err := meter.New(meter.Upstream{URL: a.upstream(), API: a.API, Key: a.Key},
 		cfg.Prices, meter.Limits{Turns: a.MaxTurns, Tokens: a.MaxTokens, Cost: a.MaxCost}, traj)
 	if err != nil {
 		return nil, err
@@ -110,12 +204,10 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 
 	timeout := a.TimeoutDuration()
 	lim := agentLimits(cfg.Container)
-	box, err := cfg.Engine.Start(ctx, container.Spec{
+	box, err := ls.Start(ctx, container.Spec{ // under the run's lease
 		Image: image, Name: "featbench-infer", WorkDir: "/", Limits: lim,
 		Labels: map[string]string{
-			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelOwner: owner,
-			evaluate.LabelExpires: strconv.FormatInt(time.Now().Add(timeout+harnessGrace+5*time.Minute).Unix(), 10),
-			evaluate.LabelTask:    in.InstanceID,
+			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelTask: in.InstanceID,
 		},
 	})
 	if err != nil {
@@ -147,13 +239,17 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 		return nil, err
 	}
 	defer rl.Close()
-	sctx, stopServe := context.WithCancel(context.WithoutCancel(ctx))
+	sctx, cancelServe := context.WithCancel(context.WithoutCancel(ctx))
 	served := make(chan error, 1)
 	go func() { served <- m.Serve(sctx, rl) }()
-	defer func() {
-		stopServe()
-		<-served
-	}()
+	var stopOnce sync.Once
+	stopServe := func() { // its requests answered and recorded
+		stopOnce.Do(func() {
+			cancelServe()
+			<-served
+		})
+	}
+	defer stopServe()
 
 	// The agent, as its user; stopped when a limit is reached, or when
 	// the relay fails (it has no way out then).
@@ -176,20 +272,30 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 		"FEATBENCH_WORKDIR=" + work,
 		"FEATBENCH_MAX_TURNS=" + strconv.Itoa(a.MaxTurns),
 	}, a.Env...)
+	agentDone := make(chan struct{})
+	downFound := watchUpstream(ctx, m, stopAgent, agentDone)
+	started := time.Now()
+	if cfg.Progress != nil && cfg.ProgressEvery > 0 {
+		go working(cfg, in.InstanceID, m, started, agentDone)
+	}
 	script := `exec setpriv --reuid=` + agentUID + ` --regid=` + agentUID + ` --clear-groups --no-new-privs env HOME=/home/agent USER=agent LOGNAME=agent bash -c "$FEATBENCH_COMMAND"`
 	fmt.Fprintf(hlog, "$ (cd %s && agent %s: %s)\n", work, a.Name, a.Command)
-	started := time.Now()
 	res, err := box.Exec(actx, []string{"bash", "-c", script}, container.ExecOptions{Timeout: timeout, WorkDir: work, Env: env, MaxOutput: 8 << 20})
 	rec.Seconds = time.Since(started).Seconds()
 	rec.ExitCode = res.ExitCode
+	close(agentDone)
+	stopServe()
+	if d := upstreamDown(ctx, m, downFound(), hlog); d != nil && ctx.Err() == nil {
+		return nil, d // not the instance's outcome: the run stops
+	}
 	var alog bytes.Buffer
 	alog.Write(res.Stdout)
 	if len(res.Stderr) > 0 {
 		alog.WriteString("\n--- stderr ---\n")
 		alog.Write(res.Stderr)
 	}
-	if werr := os.WriteFile(filepath.Join(dir, AgentLogFile), alog.Bytes(), 0o644); werr != nil {
-		return nil, werr
+	if werr := atomicfile.Write(filepath.Join(dir, AgentLogFile), alog.Bytes()); werr != nil {
+		return nil, &evaluate.SaveError{Err: werr}
 	}
 	fmt.Fprintf(hlog, "exit %d in %.2f s%s\n\n", res.ExitCode, rec.Seconds, map[bool]string{true: " (timed out)"}[res.TimedOut])
 	tot := m.Totals()
@@ -221,6 +327,21 @@ func infer(ctx context.Context, cfg Config, in *bench.Instance, owner string, re
 	return patch, m.Err()
 }
 
+// working tells cfg.Progress what the agent on instance id did so far,
+// every cfg.ProgressEvery, until done is closed.
+func working(cfg Config, id string, m *meter.Meter, started time.Time, done <-chan struct{}) {
+	tick := time.NewTicker(cfg.ProgressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			cfg.Progress.Working(id, m.Totals(), time.Since(started))
+		}
+	}
+}
+
 // measured puts the meter's totals into the record.
 func measured(rec *Record, tot meter.Totals) {
 	rec.Meter = tot
@@ -232,7 +353,7 @@ func measured(rec *Record, tot meter.Totals) {
 }
 
 // step runs a harness command that must succeed, logged.
-func step(ctx context.Context, box *container.Container, log io.Writer, dir, what string, argv ...string) error {
+func step(ctx context.Context, box executor.Box, log io.Writer, dir, what string, argv ...string) error {
 	res, err := box.Exec(ctx, argv, container.ExecOptions{Timeout: 5 * time.Minute, WorkDir: dir})
 	fmt.Fprintf(log, "$ (cd %s && %s)\nexit %d in %.2f s\n%s%s\n", dir, strings.Join(argv, " "), res.ExitCode, res.Duration.Seconds(), res.Stdout, res.Stderr)
 	if err != nil {
@@ -248,7 +369,7 @@ func step(ctx context.Context, box *container.Container, log io.Writer, dir, wha
 // a unified diff git applies, without test files (the instance's, and any
 // by its path), binary files and caches; it returns the patch, how many
 // files it changes and the paths left out.
-func diff(ctx context.Context, box *container.Container, log io.Writer, work string, in *bench.Instance) ([]byte, int, []string, error) {
+func diff(ctx context.Context, box executor.Box, log io.Writer, work string, in *bench.Instance) ([]byte, int, []string, error) {
 	git := []string{"git", "-c", "core.bare=false", "-c", "core.quotepath=false", "--git-dir=" + baseGitDir, "--work-tree=" + work}
 	if err := step(ctx, box, log, work, "staging the agent's work", append(git, "add", "-A", ".")...); err != nil {
 		return nil, 0, nil, err
@@ -301,12 +422,6 @@ func junk(p string) bool {
 		}
 	}
 	return strings.HasSuffix(p, ".pyc") || strings.HasSuffix(p, ".pyo")
-}
-
-func randomToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // agentLimits are the agent's container's limits: the configured ones,

@@ -9,20 +9,21 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/featbench/featbench/bench"
+	"github.com/featbench/featbench/internal/atomicfile"
 	"github.com/featbench/featbench/internal/bm25"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/integrity"
 	"github.com/featbench/featbench/internal/llm"
 	"github.com/featbench/featbench/internal/meter"
@@ -71,17 +72,13 @@ const maxContextFile = 512 << 10
 // promptInfer is infer for prompt mode: the starting point in a container
 // of the environment image, the context read from it, one request through
 // the meter, the answer applied and diffed as an agent's work is.
-func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, owner string, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
+func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, ls *executor.Lease, rec *Record, hlog, traj io.Writer, dir string) ([]byte, error) {
 	a, p := cfg.Agent, cfg.Prompt
 	image := a.Image[evaluate.ImageKey(cfg.Dataset, in)]
 	if image == "" {
 		return nil, fmt.Errorf("no environment image for %s", evaluate.ImageKey(cfg.Dataset, in))
 	}
-	upstream := a.Upstream
-	if upstream == "" {
-		upstream = a.Agent.Upstream
-	}
-	m, err := meter.New(meter.Upstream{URL: upstream, API: a.API, Key: a.Key, Timeout: p.Timeout},
+	m, err := meter.New(meter.Upstream{URL: a.upstream(), API: a.API, Key: a.Key, Timeout: p.Timeout},
 		cfg.Prices, meter.Limits{Turns: a.MaxTurns, Tokens: a.MaxTokens, Cost: a.MaxCost}, traj)
 	if err != nil {
 		return nil, err
@@ -89,12 +86,10 @@ func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, owner stri
 	defer func() { measured(rec, m.Totals()) }()
 	hctx, cancel := context.WithTimeout(ctx, p.Timeout+harnessGrace)
 	defer cancel()
-	box, err := cfg.Engine.Start(hctx, container.Spec{
+	box, err := ls.Start(hctx, container.Spec{ // under the run's lease
 		Image: image, Name: "featbench-infer", WorkDir: "/", Limits: agentLimits(cfg.Container),
 		Labels: map[string]string{
-			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelOwner: owner,
-			evaluate.LabelExpires: strconv.FormatInt(time.Now().Add(p.Timeout+harnessGrace+5*time.Minute).Unix(), 10),
-			evaluate.LabelTask:    in.InstanceID,
+			evaluate.LabelProject: "1", evaluate.LabelKind: "infer", evaluate.LabelRun: cfg.Meta.RunID, evaluate.LabelTask: in.InstanceID,
 		},
 	})
 	if err != nil {
@@ -128,23 +123,39 @@ func promptInfer(ctx context.Context, cfg Config, in *bench.Instance, owner stri
 	if err != nil {
 		return nil, fmt.Errorf("listening for the meter: %w", err)
 	}
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	sctx, cancelServe := context.WithCancel(context.WithoutCancel(ctx))
 	served := make(chan error, 1)
 	go func() { served <- m.Serve(sctx, l) }()
-	defer func() {
-		stop()
-		<-served
-	}()
+	var stopOnce sync.Once
+	stopServe := func() { // its request answered and recorded
+		stopOnce.Do(func() {
+			cancelServe()
+			<-served
+		})
+	}
+	defer stopServe()
 	client, err := llm.New(llm.Config{Endpoint: "http://" + l.Addr().String(), Model: a.Model, MaxTokens: p.MaxOutput,
 		Timeout: p.Timeout, Retries: -1}, func(string) string { return "" }, &http.Client{})
 	if err != nil {
 		return nil, err
 	}
+	cctx, stopChat := context.WithCancel(hctx)
+	defer stopChat()
+	chatDone := make(chan struct{})
+	downFound := watchUpstream(ctx, m, stopChat, chatDone)
 	started := time.Now()
-	reply, err := client.Chat(hctx, []llm.Message{{Role: "user", Content: prompt}})
+	if cfg.Progress != nil && cfg.ProgressEvery > 0 {
+		go working(cfg, in.InstanceID, m, started, chatDone)
+	}
+	reply, err := client.Chat(cctx, []llm.Message{{Role: "user", Content: prompt}})
 	rec.Seconds = time.Since(started).Seconds()
-	if werr := os.WriteFile(filepath.Join(dir, AgentLogFile), []byte(reply.Content), 0o644); werr != nil {
-		return nil, werr
+	close(chatDone)
+	stopServe()
+	if d := upstreamDown(ctx, m, downFound(), hlog); d != nil && ctx.Err() == nil {
+		return nil, d // not the instance's outcome: the run stops
+	}
+	if werr := atomicfile.Write(filepath.Join(dir, AgentLogFile), []byte(reply.Content)); werr != nil {
+		return nil, &evaluate.SaveError{Err: werr}
 	}
 	tot := m.Totals()
 	switch {
@@ -192,7 +203,7 @@ func contextPaths(fs []ContextFile) []string {
 // baseFiles reads the tracked text files of the starting point: git
 // archive of its only commit, each file at most maxContextFile, binary
 // files (a NUL, or not UTF-8) left out.
-func baseFiles(ctx context.Context, box *container.Container, work string) (map[string]string, error) {
+func baseFiles(ctx context.Context, box executor.Box, work string) (map[string]string, error) {
 	res, err := box.Exec(ctx, []string{"git", "-c", "core.quotepath=false", "archive", "--format=tar", "HEAD"},
 		container.ExecOptions{Timeout: 5 * time.Minute, WorkDir: work, MaxOutput: 256 << 20})
 	if err != nil {
@@ -442,7 +453,7 @@ func checkAnswerPath(p string) error {
 // applyAnswer makes the answer a change of the work folder: the diff
 // applied by git (as written, then with line counts recomputed and less
 // context), or the files written.
-func applyAnswer(ctx context.Context, box *container.Container, log io.Writer, work, format, answer string) error {
+func applyAnswer(ctx context.Context, box executor.Box, log io.Writer, work, format, answer string) error {
 	d := AnswerDiffs(answer)
 	files, ferr := AnswerFilesOf(answer)
 	if format == AnswerFiles && len(files) > 0 || d == "" {

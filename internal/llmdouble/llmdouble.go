@@ -32,6 +32,9 @@ type Reply struct {
 	// Status, when not 0 or 200, answers with this HTTP status and an
 	// error body instead (an upstream failure).
 	Status int
+	// ErrorType is that error body's error.type and error.code
+	// (default: overloaded_error).
+	ErrorType string
 }
 
 // Request is what the script sees of one request.
@@ -160,7 +163,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(reply.Status)
-		fmt.Fprintf(w, `{"type":"error","error":{"type":"overloaded_error","message":"the test double fails this request on purpose (%d)"}}`, reply.Status)
+		typ := reply.ErrorType
+		if typ == "" {
+			typ = "overloaded_error"
+		}
+		fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"code":%q,"message":"the test double fails this request on purpose (%d)"}}`, typ, typ, reply.Status)
 		return
 	}
 	argsText, _ := json.Marshal(reply.Calls)

@@ -46,11 +46,16 @@ type Totals struct {
 	// NoUsage counts model responses that reported no usage.
 	NoUsage int `json:"no_usage,omitempty"`
 	// UpstreamErrors counts model requests the upstream failed (no
-	// answer, a timeout, or a status of 500 and up or 429); LastError is
-	// the last of them, and LastFailed says the last model request failed.
+	// answer, a timeout, a status of 500 and up, 429, or another refusal:
+	// judge in upstream.go); LastError is the last of them, and
+	// LastFailed says the last model request failed. LastUnreachable says
+	// it failed for want of a connection.
 	UpstreamErrors int    `json:"upstream_errors,omitempty"`
 	LastError      string `json:"last_error,omitempty"`
 	LastFailed     bool   `json:"last_failed,omitempty"`
+	// LastUnreachable: the last model request found no upstream to
+	// connect to.
+	LastUnreachable bool `json:"last_unreachable,omitempty"`
 	// Limit is the limit that stopped the agent: TurnLimit, TokenLimit
 	// or CostLimit; "" when none did.
 	Limit string `json:"limit,omitempty"`
@@ -117,6 +122,12 @@ type Meter struct {
 	traj io.Writer
 	werr error
 	hit  chan struct{}
+	// down is the upstream's refusal of the key, once it refused it
+	// (refused is then closed); unreach is closed at the first model
+	// call that could not connect.
+	down    *Down
+	refused chan struct{}
+	unreach chan struct{}
 }
 
 // New returns the meter of one instance; trajectory receives one JSON
@@ -135,6 +146,7 @@ func New(up Upstream, prices map[string]config.Price, lim Limits, trajectory io.
 		timeout = 10 * time.Minute
 	}
 	return &Meter{up: up, prices: prices, lim: lim, target: target, traj: trajectory, hit: make(chan struct{}),
+		refused: make(chan struct{}), unreach: make(chan struct{}),
 		client: &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // the agent sees a redirect; the proxy follows none
 		}}}, nil
@@ -152,6 +164,24 @@ func (m *Meter) Totals() Totals {
 // LimitHit is closed when a limit refused a request: the agent is to be
 // stopped.
 func (m *Meter) LimitHit() <-chan struct{} { return m.hit }
+
+// Refused is closed when the upstream refused the key of a model call
+// (Down says how): every later call would be refused too.
+func (m *Meter) Refused() <-chan struct{} { return m.refused }
+
+// Unreachable is closed when a model call could not connect to the
+// upstream: it may be down (Check says), or it was a moment's loss.
+func (m *Meter) Unreachable() <-chan struct{} { return m.unreach }
+
+// Down is the upstream's refusal of the key, or nil.
+func (m *Meter) Down() *Down {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.down
+}
+
+// Upstream is where the meter forwards to.
+func (m *Meter) Upstream() Upstream { return m.up }
 
 // Err is the first error writing the trajectory.
 func (m *Meter) Err() error {
@@ -223,7 +253,7 @@ func (m *Meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	resp, err := m.forward(r, body)
 	if err != nil {
 		ex.Error = err.Error()
-		m.upstreamFailed(kind, ex.Error)
+		m.upstreamFailed(kind, ex.Error, unreachable(err))
 		m.refuse(w, &ex, http.StatusBadGateway, "featbench_upstream", "the upstream did not answer: "+err.Error(), start)
 		return
 	}
@@ -265,12 +295,20 @@ func (m *Meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.record(&ex, start)
 		return
 	}
-	failed := cerr != nil || resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
+	// The answer whole (or its first MaxRecord bytes) is judged: a
+	// provider's refusal or failure is the upstream's, a refused key
+	// stops the run.
+	v := judge(resp.StatusCode, rec.buf.Bytes())
+	failed := cerr != nil || v != answered
 	m.mu.Lock()
-	m.tot.LastFailed = failed
+	m.tot.LastFailed, m.tot.LastUnreachable = failed, false
 	if failed {
 		m.tot.UpstreamErrors++
-		m.tot.LastError = firstOf(ex.Error, fmt.Sprintf("status %d", resp.StatusCode))
+		m.tot.LastError = firstOf(ex.Error, fmt.Sprintf("status %d: %s", resp.StatusCode, errorMessage(rec.buf.Bytes())))
+	}
+	if v == keyRefused && m.down == nil {
+		m.down = &Down{URL: m.up.URL, Status: resp.StatusCode, Cause: r.URL.Path + ": " + errorMessage(rec.buf.Bytes())}
+		close(m.refused)
 	}
 	if st.seen {
 		u := st.u
@@ -344,15 +382,22 @@ func lookupPrice(prices map[string]config.Price, model string) (config.Price, bo
 	return prices[best], true
 }
 
-func (m *Meter) upstreamFailed(kind Kind, msg string) {
+func (m *Meter) upstreamFailed(kind Kind, msg string, unreachable bool) {
 	if kind == Other {
 		return
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.tot.UpstreamErrors++
 	m.tot.LastError = msg
-	m.tot.LastFailed = true
-	m.mu.Unlock()
+	m.tot.LastFailed, m.tot.LastUnreachable = true, unreachable
+	if unreachable {
+		select {
+		case <-m.unreach:
+		default:
+			close(m.unreach)
+		}
+	}
 }
 
 // refuse answers the agent with an error of the proxy's own, in the shape
@@ -404,16 +449,7 @@ func (m *Meter) forward(r *http.Request, body []byte) (*http.Response, error) {
 			req.Header[k] = vs
 		}
 	}
-	if m.up.Key != "" {
-		switch m.up.API {
-		case "anthropic":
-			req.Header.Set("X-Api-Key", m.up.Key)
-		case "gemini":
-			req.Header.Set("X-Goog-Api-Key", m.up.Key)
-		default:
-			req.Header.Set("Authorization", "Bearer "+m.up.Key)
-		}
-	}
+	m.up.authorize(req)
 	return m.client.Do(req)
 }
 

@@ -94,11 +94,17 @@ type relayConn struct {
 	ended bool // the relay sent its end of file; under the relay's mu
 }
 
+// Execer starts a command with its standard input and output as a
+// stream: a container of any executor (internal/executor's Box).
+type Execer interface {
+	ExecStream(ctx context.Context, argv []string, opts container.ExecOptions) (container.Stream, error)
+}
+
 // Start starts relay.py (at Path in box) as root, listening on port of
 // the container's loopback, and returns the harness's end once the relay
 // listens. name says what it serves, for errors ("the metering proxy").
 // Close it when done.
-func Start(ctx context.Context, box *container.Container, port int, name string) (*Relay, error) {
+func Start(ctx context.Context, box Execer, port int, name string) (*Relay, error) {
 	s, err := box.ExecStream(ctx, []string{"python3", "-I", Path, strconv.Itoa(port), strconv.Itoa(MaxConns)},
 		container.ExecOptions{WorkDir: "/", MaxOutput: 64 << 10})
 	if err != nil {

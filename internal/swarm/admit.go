@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/featbench/featbench/internal/container"
+	"github.com/featbench/featbench/internal/lease"
 )
 
 // refreshEvery is how often, at most, admission asks the manager for the
@@ -114,10 +115,19 @@ func (x *Executor) capacity(ctx context.Context, lim container.Limits) (int, int
 	if err != nil {
 		return 0, 0, fmt.Errorf("listing the swarm's tasks: %w", err)
 	}
+	// The leases, read after the tasks (lease.Table.Leftover): a dead
+	// run's task holds its reservation until it is removed, but its room
+	// is counted free now, and its removal started.
+	leases, lerr := x.Leases(ctx)
 	x.mu.Lock()
 	usedCPU, usedMem := map[string]int64{}, map[string]int64{}
+	dead := 0
 	for _, t := range res.Items {
 		if x.ours[t.ServiceID] || t.NodeID == "" || !live(t.Status.State) {
+			continue
+		}
+		if lerr == nil && t.Spec.ContainerSpec != nil && leases.Leftover(t.Spec.ContainerSpec.Labels) {
+			dead++
 			continue
 		}
 		if r := t.Spec.Resources; r != nil && r.Reservations != nil {
@@ -126,6 +136,9 @@ func (x *Executor) capacity(ctx context.Context, lim container.Limits) (int, int
 		}
 	}
 	x.mu.Unlock()
+	if dead > 0 {
+		x.sweepSoon()
+	}
 	total := 0
 	for _, n := range nodes {
 		total += slots(n.NanoCPUs-usedCPU[n.ID], n.Memory-usedMem[n.ID], lim)
@@ -147,6 +160,32 @@ func (x *Executor) fitsSomewhere(ctx context.Context, lim container.Limits) erro
 	}
 	return fmt.Errorf("no node of the swarm at %s has %.2f CPUs and %d MiB of memory for one container: lower [eval] cpus or memory",
 		x.cfg.Manager, float64(lim.NanoCPUs)/1e9, lim.Memory>>20)
+}
+
+// sweepSoon removes, in the background, the services of dead runs that
+// admission found (lease.Sweep), unless a sweep is under way already.
+// Close waits for it.
+func (x *Executor) sweepSoon() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.sweeping {
+		return
+	}
+	x.sweeping = true
+	x.sweeps.Add(1)
+	go func() {
+		defer x.sweeps.Done()
+		n, err := lease.Sweep(context.Background(), x, x.RemoveContainers)
+		switch {
+		case err != nil:
+			x.logf("removing the services of killed runs: %v", err)
+		case n > 0:
+			x.logf("removed %d services of killed runs", n)
+		}
+		x.mu.Lock()
+		x.sweeping = false
+		x.mu.Unlock()
+	}()
 }
 
 // slots is how many containers with limits lim fit in cpu nano-CPUs and

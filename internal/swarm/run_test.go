@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/featbench/featbench/bench"
 	"github.com/featbench/featbench/internal/container"
 	"github.com/featbench/featbench/internal/evaluate"
+	"github.com/featbench/featbench/internal/executor"
 	"github.com/featbench/featbench/internal/images"
 	"github.com/featbench/featbench/internal/images/imagestest"
 	"github.com/featbench/featbench/internal/runlock"
@@ -65,7 +67,7 @@ func envImage(t *testing.T) (*container.Engine, string) {
 }
 
 // evalRun evaluates ids of ds (gold or empty) with the executor into dir.
-func evalRun(ctx context.Context, t *testing.T, x evaluate.Executor, img string, ds *bench.Dataset, ids []string, gold bool, dir string) (*evaluate.RunReport, error) {
+func evalRun(ctx context.Context, t *testing.T, x executor.Executor, img string, ds *bench.Dataset, ids []string, gold bool, dir string) (*evaluate.RunReport, error) {
 	t.Helper()
 	model := "empty"
 	if gold {
@@ -183,11 +185,11 @@ func TestGoldAndEmptyLikeLocal(t *testing.T) {
 		name := map[bool]string{true: "gold", false: "empty"}[gold]
 		t.Run(name, func(t *testing.T) {
 			local, remote := t.TempDir(), t.TempDir()
-			lr, err := evalRun(ctx, t, eng, img, ds, ids, gold, local)
+			lr, err := evalRun(ctx, t, executor.Local(eng), img, ds, ids, gold, local)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sr, err := evalRun(ctx, t, x, img, ds, ids, gold, remote)
+			sr, err := evalRun(ctx, t, executor.Swarm(x), img, ds, ids, gold, remote)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +236,7 @@ func TestNodeLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	// The image on every node first, so that tasks run from the start.
-	warm, err := evalRun(ctx, t, x, img, ds, ids[:1], true, t.TempDir())
+	warm, err := evalRun(ctx, t, executor.Swarm(x), img, ds, ids[:1], true, t.TempDir())
 	if err != nil || warm.ResolvedInstances != 1 {
 		t.Fatalf("warming up: %v, %+v", err, warm)
 	}
@@ -245,12 +247,14 @@ func TestNodeLost(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		rr, err := evalRun(ctx, t, x, img, ds, ids, true, dir)
+		rr, err := evalRun(ctx, t, executor.Swarm(x), img, ds, ids, true, dir)
 		done <- result{rr, err}
 	}()
+	// Every task of the run, with its node, as the manager lists them.
+	placed := watchTasks(ctx, t, cli, "swarm-test")
 	// Wait for finished instances and a task of the run running on a
 	// worker, then stop that worker.
-	victim, before := "", map[string][]byte{}
+	victim, victimID, before := "", "", map[string][]byte{}
 	for victim == "" || len(reportFiles(t, dir)) < 2 {
 		victim = ""
 		select {
@@ -271,7 +275,7 @@ func TestNodeLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			if n.Node.Spec.Role == "worker" && time.Since(task.Status.Timestamp) > 300*time.Millisecond {
-				victim = n.Node.Spec.Labels["featbench.engine"]
+				victim, victimID = n.Node.Spec.Labels["featbench.engine"], n.Node.ID
 				break
 			}
 		}
@@ -285,6 +289,7 @@ func TestNodeLost(t *testing.T) {
 		t.Fatalf("the worker's engine %q is not one of provision-swarm.sh's", victim)
 	}
 	t.Logf("stopping node %s (%s) with %d reports written", m[1], victim, len(before))
+	stopped := time.Now()
 	stopNode(t, atoi(m[1]))
 	r := <-done
 	if r.err != nil {
@@ -315,6 +320,10 @@ func TestNodeLost(t *testing.T) {
 		}
 		if rep.Retried != "" {
 			retried = append(retried, rep.InstanceID+": "+rep.Retried)
+			// It says which node was lost, as its progress line does.
+			if !strings.Contains(rep.Retried, "node "+victimID[:12]) || !strings.Contains(rep.Retried, victim) || !strings.Contains(rep.Retried, "was lost") {
+				t.Errorf("%s: retried %q does not name the lost node %s (%s)", rep.InstanceID, rep.Retried, victimID, victim)
+			}
 			log, _ := os.ReadFile(filepath.Join(filepath.Dir(p), evaluate.LogFile))
 			if !strings.HasPrefix(string(log), "retried: ") {
 				t.Errorf("%s: the log of a retried attempt does not say so", rep.InstanceID)
@@ -326,7 +335,30 @@ func TestNodeLost(t *testing.T) {
 		t.Errorf("no attempt says it was retried, yet a node with a task was stopped")
 	}
 	t.Logf("retried:\n%s\nlost: %v", strings.Join(retried, "\n"), x.Lost())
-
+	if _, ok := x.Lost()[victimID]; !ok {
+		t.Errorf("the stopped node %s is not recorded as lost: %v", victimID, x.Lost())
+	}
+	// Each attempt retried for the loss ran its retry (its last task) on
+	// another node.
+	last := map[string]placement{}
+	for _, p := range placed() {
+		if l, ok := last[p.task]; !ok || p.created.After(l.created) {
+			last[p.task] = p
+		}
+	}
+	for _, p := range reportFiles(t, dir) {
+		rep, err := evaluate.ReadReport(filepath.Dir(p))
+		if err != nil || rep.Retried == "" {
+			continue
+		}
+		l, ok := last[rep.InstanceID+"#1"]
+		switch {
+		case !ok:
+			t.Errorf("%s: no task of its seen", rep.InstanceID)
+		case l.node == victimID:
+			t.Errorf("%s: retried on the lost node %s (task %s, at %s; the node stopped at %s)", rep.InstanceID, victimID, l.id, l.created, stopped)
+		}
+	}
 	// The stopped node, started again, can bring back the task it ran,
 	// whose service the run removed meanwhile (Docker 20.10), holding its
 	// reservation: the next run's sweep of leftovers removes it.
@@ -354,6 +386,59 @@ func TestNodeLost(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	t.Logf("the sweep removed %d orphaned task containers", removed)
+}
+
+// placement is a task of a run as the manager listed it.
+type placement struct {
+	id, task, node string
+	created        time.Time
+}
+
+// watchTasks records, until the test ends, every task of run the
+// manager lists with its node (polled every 200 ms: a task's node is
+// set once and for all); placed returns what it saw.
+func watchTasks(ctx context.Context, t *testing.T, cli *client.Client, run string) (placed func() []placement) {
+	var mu sync.Mutex
+	seen := map[string]placement{}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if res, err := cli.TaskList(ctx, client.TaskListOptions{}); err == nil {
+				mu.Lock()
+				for _, task := range res.Items {
+					if task.NodeID == "" || task.Spec.ContainerSpec == nil || task.Spec.ContainerSpec.Labels[evaluate.LabelRun] != run {
+						continue
+					}
+					if _, ok := seen[task.ID]; !ok {
+						seen[task.ID] = placement{id: task.ID, task: task.Spec.ContainerSpec.Labels[evaluate.LabelTask], node: task.NodeID, created: task.CreatedAt}
+					}
+				}
+				mu.Unlock()
+			}
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		<-done
+	})
+	return func() []placement {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []placement
+		for _, p := range seen {
+			out = append(out, p)
+		}
+		return out
+	}
 }
 
 // liveOrphans lists the live tasks of run whose service is gone.
@@ -422,7 +507,7 @@ func TestNoWayToRootThroughSetuid(t *testing.T) {
 	patch := ds.Instance(id).Patch + "diff --git a/setup.py b/setup.py\nnew file mode 100644\n--- /dev/null\n+++ b/setup.py\n@@ -0,0 +1," + strconv.Itoa(len(setup)) + " @@\n+" + strings.Join(setup, "\n+") + "\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	for name, ex := range map[string]evaluate.Executor{"swarm": x, "local": eng} {
+	for name, ex := range map[string]executor.Executor{"swarm": executor.Swarm(x), "local": executor.Local(eng)} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			rr, err := evaluate.Run(ctx, evaluate.Config{

@@ -67,8 +67,18 @@ type Executor struct {
 	engines map[string]*container.Engine // by node ID
 	images  map[string]*pushed           // by local reference
 	lost    map[string]string            // node ID -> why
-	ours    map[string]bool              // IDs of the services this executor made and has not removed
-	pushes  int
+	// nodeInfo is each node's host name and engine, for nodeName.
+	nodeInfo map[string]string
+	ours     map[string]bool // IDs of the services this executor made and has not removed
+	pushes   int
+	// offset is the manager's clock ahead of this machine's, measured at
+	// offsetAt (lease.go).
+	offset   time.Duration
+	offsetAt time.Time
+	// sweeping: admission's removal of dead runs' services is under
+	// way (sweepSoon); sweeps counts them, for Close.
+	sweeping bool
+	sweeps   sync.WaitGroup
 
 	adm admission
 }
@@ -106,7 +116,7 @@ func Connect(ctx context.Context, cfg Config) (*Executor, error) {
 	}
 	x := &Executor{
 		cfg: cfg, cli: cli, http: &http.Client{Timeout: time.Minute},
-		engines: map[string]*container.Engine{}, images: map[string]*pushed{}, lost: map[string]string{}, ours: map[string]bool{},
+		engines: map[string]*container.Engine{}, images: map[string]*pushed{}, lost: map[string]string{}, ours: map[string]bool{}, nodeInfo: map[string]string{},
 	}
 	x.adm.x = x
 	if _, err := x.nodes(ctx); err != nil {
@@ -119,6 +129,7 @@ func Connect(ctx context.Context, cfg Config) (*Executor, error) {
 // Close releases the connections to the manager and the nodes. Services
 // are left as they are.
 func (x *Executor) Close() error {
+	x.sweeps.Wait()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var errs []error
@@ -216,6 +227,9 @@ func (x *Executor) engine(ctx context.Context, nodeID string) (*container.Engine
 		return nil, fmt.Errorf("inspect node %s: %w", nodeID, err)
 	}
 	host := res.Node.Spec.Labels[EngineLabel]
+	x.mu.Lock()
+	x.nodeInfo[nodeID] = res.Node.Description.Hostname + ", " + host
+	x.mu.Unlock()
 	if host == "" {
 		return nil, fmt.Errorf("node %s (%s) has no %s label naming its engine: docker node update --label-add %s=ADDRESS %s",
 			nodeID, res.Node.Description.Hostname, EngineLabel, EngineLabel, nodeID)
@@ -274,31 +288,84 @@ func (x *Executor) Start(ctx context.Context, spec container.Spec) (*container.C
 	}
 	eng, err := x.engine(ctx, task.NodeID)
 	if err != nil {
+		err = fmt.Errorf("node %s was lost (its engine cannot be reached): %w: service %s: %w", x.nodeName(task.NodeID), container.ErrLost, svc.Name, err)
 		x.markLost(task.NodeID, err)
-		return nil, errors.Join(fmt.Errorf("%w: service %s: %w", container.ErrLost, svc.Name, err), discard())
+		return nil, errors.Join(err, discard())
 	}
 	c, err := eng.Adopt(ctx, task.Status.ContainerStatus.ContainerID, container.AdoptOptions{
 		AfterRemove: remove,
-		OnLost:      func(err error) { x.lostOn(task.NodeID, err) },
+		OnLost:      func(err error) error { return x.lostOn(task.NodeID, err) },
 	})
 	if err != nil {
 		if errors.Is(err, container.ErrLost) {
-			x.lostOn(task.NodeID, err)
+			err = x.lostOn(task.NodeID, err)
 		}
-		return nil, errors.Join(fmt.Errorf("service %s on node %s: %w", svc.Name, task.NodeID, err), discard())
+		return nil, errors.Join(fmt.Errorf("service %s: %w", svc.Name, err), discard())
 	}
 	return c, nil
 }
 
-// lostOn hears that a container on the node was lost (err): the node is
-// marked lost if it is gone too (nodeGone), not when only the container
-// went away on a node that still works.
-func (x *Executor) lostOn(nodeID string, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), nodeCheckTimeout)
-	defer cancel()
-	if why := x.nodeGone(ctx, nodeID); why != "" {
-		x.markLost(nodeID, fmt.Errorf("%s: %w", why, err))
+// nodeSettle is how long a node whose container went away is watched
+// for going away itself, and nodeSettlePoll how often: an engine that
+// shuts down stops its containers, and may answer a moment longer, and
+// the manager sees a node down only after missed heartbeats. Variables
+// for the tests.
+var (
+	nodeSettle     = 15 * time.Second
+	nodeSettlePoll = 500 * time.Millisecond
+)
+
+// lostOn hears that a container on the node was lost (err) and returns
+// the error saying where. The node is watched for up to nodeSettle: if
+// it is gone too (nodeGone), it is marked lost, so that no task of this
+// executor goes there again (the attempt's retry included), and the
+// error says that node was lost; a container that alone went away, on a
+// node that still works, leaves the node in use.
+func (x *Executor) lostOn(nodeID string, err error) error {
+	deadline := time.Now().Add(nodeSettle)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), nodeCheckTimeout)
+		why := x.nodeGone(ctx, nodeID)
+		cancel()
+		if why != "" {
+			err = fmt.Errorf("node %s was lost (%s): %w", x.nodeName(nodeID), why, err)
+			x.markLost(nodeID, err)
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("on node %s, which still works: %w", x.nodeName(nodeID), err)
+		}
+		time.Sleep(nodeSettlePoll)
 	}
+}
+
+// nodeName names a node for people: its ID's start, its host name and
+// its engine's address, as far as they are known.
+func (x *Executor) nodeName(id string) string {
+	short := id
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	x.mu.Lock()
+	info := x.nodeInfo[id]
+	x.mu.Unlock()
+	if info == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), nodeCheckTimeout)
+		defer cancel()
+		if res, err := x.cli.NodeInspect(ctx, id, client.NodeInspectOptions{}); err == nil {
+			info = res.Node.Description.Hostname
+			if e := res.Node.Spec.Labels[EngineLabel]; e != "" {
+				info += ", " + e
+			}
+			x.mu.Lock()
+			x.nodeInfo[id] = info
+			x.mu.Unlock()
+		}
+	}
+	if info == "" {
+		return short
+	}
+	return short + " (" + info + ")"
 }
 
 // serviceSpec is the service that runs spec's container from the
@@ -393,7 +460,7 @@ func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task
 		}
 		for _, t := range res.Items {
 			if !live(t.Status.State) { // ended: it will never run
-				err := fmt.Errorf("service %s: its task %s on node %s: %s %s", name, t.Status.State, t.NodeID, t.Status.Message, t.Status.Err)
+				err := fmt.Errorf("service %s: its task %s on node %s: %s %s", name, t.Status.State, x.nodeName(t.NodeID), t.Status.Message, t.Status.Err)
 				if t.NodeID == "" {
 					return swarm.Task{}, err
 				}
@@ -411,7 +478,11 @@ func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task
 				default:
 					return swarm.Task{}, err
 				}
-				err = fmt.Errorf("%w: %w (node %s: %s)", container.ErrLost, err, t.NodeID, why)
+				if gone {
+					err = fmt.Errorf("node %s was lost (%s): %w: %w", x.nodeName(t.NodeID), why, container.ErrLost, err)
+				} else {
+					err = fmt.Errorf("%w: %w (node %s: %s)", container.ErrLost, err, x.nodeName(t.NodeID), why)
+				}
 				if gone {
 					x.markLost(t.NodeID, err)
 				}
@@ -419,7 +490,7 @@ func (x *Executor) waitRunning(ctx context.Context, id, name string) (swarm.Task
 			}
 			if t.NodeID != "" && t.Status.State != swarm.TaskStateRunning {
 				if why := x.nodeGone(ctx, t.NodeID); why != "" {
-					err := fmt.Errorf("%w: service %s: its task %s on node %s, which %s", container.ErrLost, name, t.Status.State, t.NodeID, why)
+					err := fmt.Errorf("node %s was lost (%s): %w: service %s: its task %s there", x.nodeName(t.NodeID), why, container.ErrLost, name, t.Status.State)
 					x.markLost(t.NodeID, err)
 					return swarm.Task{}, err
 				}
