@@ -262,18 +262,36 @@ const internScan = 16
 // the instance's order. The bound keeps a result in another order, or an
 // instance with thousands of tests, from making loading quadratic.
 // Either way the string is the dataset's, equal to b.
-func (d *Dataset) interner() interner {
+//
+// Likewise an instance id is compared first with the instance of order
+// (the split's instances) after the last one found: cmd/eval and
+// `eval submit` write results in the split's order, and hashing the ids
+// was a tenth of loading.
+func (d *Dataset) interner(order []*Instance) interner {
 	key := d.Key()
 	var cur *Instance
-	next := 0 // index into cur's tests, fail-to-pass then pass-to-pass
+	next := 0  // index into cur's tests, fail-to-pass then pass-to-pass
+	after := 0 // index into order after the last instance found there
 	return interner{
 		instance: func(b []byte) string {
-			if in := d.byID[string(b)]; in != nil {
-				cur, next = in, 0
-				return in.InstanceID
+			cur, next = nil, 0
+			for k := after; k < after+2 && k < len(order); k++ {
+				if order[k].InstanceID == string(b) {
+					cur, after = order[k], k+1
+					return cur.InstanceID
+				}
+			}
+			if cur = d.byID[string(b)]; cur != nil {
+				if cur.pos < len(order) && order[cur.pos] == cur {
+					after = cur.pos + 1 // order is the dataset's: back in step
+				}
+				return cur.InstanceID
 			}
 			return ""
 		},
+		// Loading checks every result against its instance: without
+		// this, it hashed each id a second time to find it.
+		found: func() *Instance { return cur },
 		test: func(b []byte) string {
 			if cur != nil {
 				f, p := cur.FailToPass, cur.PassToPass

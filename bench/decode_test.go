@@ -277,3 +277,46 @@ func FuzzScanResults(f *testing.F) {
 		}
 	})
 }
+
+// plain8, the scanner's eight-bytes-at-a-time test, must agree with the
+// byte table: every byte value at every place of a word of plain bytes,
+// and words of two odd bytes (a borrow from one byte must not hide
+// another).
+func TestPlain8AgreesWithTheByteTable(t *testing.T) {
+	word := func(b [8]byte) uint64 {
+		var x uint64
+		for i := 7; i >= 0; i-- {
+			x = x<<8 | uint64(b[i])
+		}
+		return x
+	}
+	want := func(b [8]byte) bool {
+		for _, c := range b {
+			if !strPlain[c] {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(b [8]byte) {
+		if got := plain8(word(b)); got != want(b) {
+			t.Fatalf("plain8(%q) = %t, the table says %t", b[:], got, !got)
+		}
+	}
+	base := [8]byte{'t', 'e', 's', 't', 's', '/', 'a', '_'}
+	check(base)
+	for pos := range 8 {
+		for c := range 256 {
+			b := base
+			b[pos] = byte(c)
+			check(b)
+			for pos2 := range 8 {
+				for _, c2 := range []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '\\', 0x7e, 0x7f, 0x80, 0xff} {
+					b2 := b
+					b2[pos2] = c2
+					check(b2)
+				}
+			}
+		}
+	}
+}

@@ -28,6 +28,9 @@ var errDecline = errors.New("not on the fast path")
 // instead of allocating them.
 type interner struct {
 	instance, test, dataset func([]byte) string
+	// found is the instance whose id the last call of instance
+	// returned, nil when it returned "" (or for no dataset).
+	found func() *Instance
 }
 
 // decodeResults decodes a whole results file; false when it declines. raw
