@@ -156,7 +156,7 @@ func firstKey(data *bench.Data) string {
 // patches as HTML. Safe for concurrent use: pages render on every CPU.
 type textRenderer interface {
 	Markdown(src string) (string, error)
-	Diff(src string) string
+	DiffAndFiles(src string) (html string, files []string)
 }
 
 // builder holds one build's state.
@@ -575,9 +575,8 @@ func (b *builder) pages() []page {
 // to read, the key is one no other build has: nothing is kept.
 func programKey(opts Options, lib *chartLib, exe string) string {
 	h := sha256.New()
-	raw, err := os.ReadFile(exe)
-	if exe != "" && err == nil {
-		fmt.Fprintf(h, "exe %x\n", xxhash.Sum64(raw))
+	if sum, err := fileHash(exe); exe != "" && err == nil {
+		fmt.Fprintf(h, "exe %x\n", sum)
 	} else {
 		fmt.Fprintf(h, "exe unknown %d %d\n", os.Getpid(), time.Now().UnixNano())
 	}
@@ -588,6 +587,22 @@ func programKey(opts Options, lib *chartLib, exe string) string {
 	fmt.Fprintf(h, "charts %s %t %x\n", lib.version, lib.data != nil, xxhash.Sum64(lib.data))
 	fmt.Fprintf(h, "date %s\n", opts.Now.Format("2006-01-02"))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fileHash is the xxHash of a file's bytes, read through a small buffer:
+// the executable is 20 MB, which read whole cost a small build as many
+// page faults as its hashing.
+func fileHash(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	d := xxhash.New()
+	if _, err := io.Copy(d, f); err != nil {
+		return 0, err
+	}
+	return d.Sum64(), nil
 }
 
 // fingerprint identifies every input of a build: the program's key and
