@@ -47,7 +47,7 @@ func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (uint64, f
 		if in.TestPatch != "" {
 			p.TestPatch, p.TestFiles = b.mk.DiffAndFiles(in.TestPatch)
 		}
-		return templates.InstancePageView(p), nil, nil
+		return afterRender(templates.InstancePageView(p), func() { b.rows.systems.put(p.Systems) }), nil, nil
 	}, nil
 }
 
@@ -74,7 +74,7 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 			n += len(bd.entries)
 		}
 	}
-	p.Systems = make([]templates.InstanceSystem, 0, n)
+	p.Systems = b.rows.systems.get(n)
 	for _, bd := range b.m.boards {
 		if bd.ds != ds || !bd.has(in) {
 			continue
