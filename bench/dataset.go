@@ -292,6 +292,21 @@ func (d *Dataset) interner(order []*Instance) interner {
 		// Loading checks every result against its instance: without
 		// this, it hashed each id a second time to find it.
 		found: func() *Instance { return cur },
+		nextTest: func() string {
+			if cur == nil || !cur.plainTests {
+				return ""
+			}
+			f, p := cur.FailToPass, cur.PassToPass
+			n := len(f) + len(p)
+			if n == 0 {
+				return ""
+			}
+			if i := next % n; i < len(f) {
+				return f[i]
+			} else {
+				return p[i-len(f)]
+			}
+		},
 		test: func(b []byte) string {
 			if cur != nil {
 				f, p := cur.FailToPass, cur.PassToPass

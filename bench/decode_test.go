@@ -261,6 +261,7 @@ func FuzzScanResults(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		scanAgreesWithDataset(t, raw)
 		got, ok := scanResults(raw, testInterner)
 		if !ok {
 			return
@@ -276,6 +277,61 @@ func FuzzScanResults(f *testing.F) {
 			t.Fatalf("scanner and jsontext path disagree on %q:\nscan %+v\nfast %+v", raw, got, fast)
 		}
 	})
+}
+
+// scanAgreesWithDataset: the scanner reads raw alike with a dataset's
+// interner, which takes an instance's next test without scanning when
+// the line holds it, and with testInterner, which never does: the same
+// results (but for the instance each one is checked against) or the same
+// refusal.
+func scanAgreesWithDataset(t *testing.T, raw []byte) {
+	t.Helper()
+	want, wok := scanResults(raw, testInterner)
+	got, gok := scanResults(raw, fuzzDataset.interner(fuzzDataset.Instances))
+	for i := range got {
+		got[i].inst = nil
+	}
+	if gok != wok || gok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("the scanner reads %q otherwise with a dataset's interner:\ndataset (%t) %+v\nplain (%t) %+v", raw, gok, got, wok, want)
+	}
+}
+
+// fuzzDataset has the instances the seeds name: "a" with plain tests, "b"
+// with one that a results file must escape, so it takes no short cut.
+var fuzzDataset = func() *Dataset {
+	d := &Dataset{byID: map[string]*Instance{}, testIDs: map[string]string{}}
+	for k, in := range []*Instance{
+		{InstanceID: "a", FailToPass: []string{"t::x", "t::y"}, PassToPass: []string{"t::z"}},
+		{InstanceID: "b", FailToPass: []string{"t::\\n"}, PassToPass: []string{`t::q"r`}},
+	} {
+		in.pos = k
+		in.plainTests = plainStrings(in.FailToPass) && plainStrings(in.PassToPass)
+		d.Instances = append(d.Instances, in)
+		d.byID[in.InstanceID] = in
+	}
+	return d
+}()
+
+// The seeds the dataset's interner takes short cuts on, and lines where a
+// short cut must not be taken.
+func TestScanAgreesWithDatasetInterner(t *testing.T) {
+	if !fuzzDataset.Instances[0].plainTests || fuzzDataset.Instances[1].plainTests {
+		t.Fatal("the instances' plainTests are not what the test needs")
+	}
+	for _, line := range []string{
+		`{"instance_id":"a","f2p_passed":["t::x","t::y"],"p2p_failed":["t::z"]}`,
+		`{"instance_id":"a","f2p_passed":[ "t::y" , "t::x" ],"p2p_passed":["t::z","t::z"]}`,
+		`{"instance_id":"a","f2p_passed":["t::xy","t::"],"p2p_passed":["t::z\u0041"]}`,
+		`{"instance_id":"a","f2p_passed":["t::x\"","t::y]}`,
+		`{"instance_id":"a","f2p_passed":["t::x`,
+		`{"instance_id":"b","f2p_passed":["t::\n"]}`,
+		`{"instance_id":"b","p2p_passed":["t::q\"r"]}`,
+		`{"instance_id":"b","f2p_passed":["t::\\n"]}`,
+		`{"instance_id":"c","f2p_passed":["t::x","t::y"]}`,
+		"{\"instance_id\":\"a\",\"f2p_passed\":[\"t::x\x7f\"]}",
+	} {
+		scanAgreesWithDataset(t, []byte(line+"\n"))
+	}
 }
 
 // plain8, the scanner's eight-bytes-at-a-time test, must agree with the

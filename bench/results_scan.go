@@ -205,6 +205,34 @@ func (s *lineScan) string(intern func([]byte) string) (string, bool) {
 
 // strings takes a list of strings or null, as readStrings reads them.
 func (s *lineScan) strings(sl *slabs, intern func([]byte) string) ([]string, bool) {
+	return s.stringList(sl, intern, nil)
+}
+
+// tests takes a list of test ids, as strings does. Results list their
+// instance's tests in its order: the one the interner expects next is
+// compared with the line's bytes before they are scanned, and taken when
+// it is there between quotes. It is plain (no escape, printable ASCII),
+// so those bytes are all the JSON string holds: what scanning would
+// have read.
+func (s *lineScan) tests(sl *slabs, in interner) ([]string, bool) {
+	return s.stringList(sl, in.test, in.nextTest)
+}
+
+// expected takes the string t when the line holds it next, quoted.
+func (s *lineScan) expected(t string) ([]byte, bool) {
+	s.space()
+	end := s.i + 1 + len(t)
+	if t == "" || end >= len(s.b) || s.b[s.i] != '"' || s.b[end] != '"' || string(s.b[s.i+1:end]) != t {
+		return nil, false
+	}
+	b := s.b[s.i+1 : end]
+	s.i = end + 1
+	return b, true
+}
+
+// stringList is strings, trying expect's string first for each element
+// when expect is given.
+func (s *lineScan) stringList(sl *slabs, intern func([]byte) string, expect func() string) ([]string, bool) {
 	if s.peek() == 'n' {
 		return nil, s.literal("null")
 	}
@@ -214,7 +242,16 @@ func (s *lineScan) strings(sl *slabs, intern func([]byte) string) ([]string, boo
 	list := sl.scratch[:0]
 	if !s.next(']') {
 		for {
-			v, ok := s.string(intern)
+			var v string
+			ok := false
+			if expect != nil {
+				if b, found := s.expected(expect()); found {
+					v, ok = intern(b), true // the dataset's copy, found first
+				}
+			}
+			if !ok {
+				v, ok = s.string(intern)
+			}
 			if !ok {
 				return nil, false
 			}
@@ -313,16 +350,16 @@ func (s *lineScan) result(in interner, sl *slabs, res *Result) bool {
 				res.PatchApplied, ok = s.bool()
 			case "f2p_passed":
 				bit = 1 << 4
-				res.F2PPassed, ok = s.strings(sl, in.test)
+				res.F2PPassed, ok = s.tests(sl, in)
 			case "f2p_failed":
 				bit = 1 << 5
-				res.F2PFailed, ok = s.strings(sl, in.test)
+				res.F2PFailed, ok = s.tests(sl, in)
 			case "p2p_passed":
 				bit = 1 << 6
-				res.P2PPassed, ok = s.strings(sl, in.test)
+				res.P2PPassed, ok = s.tests(sl, in)
 			case "p2p_failed":
 				bit = 1 << 7
-				res.P2PFailed, ok = s.strings(sl, in.test)
+				res.P2PFailed, ok = s.tests(sl, in)
 			case "failure_modes":
 				bit = 1 << 8
 				res.FailureModes, ok = s.strings(sl, nil)
@@ -391,4 +428,16 @@ func (s *lineScan) result(in interner, sl *slabs, res *Result) bool {
 	}
 	s.space()
 	return s.i == len(s.b)
+}
+
+// plainStrings reports whether every string holds strPlain bytes only.
+func plainStrings(list []string) bool {
+	for _, s := range list {
+		for i := 0; i < len(s); i++ {
+			if !strPlain[s[i]] {
+				return false
+			}
+		}
+	}
+	return true
 }
