@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -58,6 +59,16 @@ type Options struct {
 	Now time.Time
 	// Log receives progress messages; nil discards them.
 	Log io.Writer
+	// PauseGCWhileLoading turns the garbage collector off while data/
+	// loads, for a program that builds once and exits (cmd/build): what
+	// loading allocates it mostly keeps, so collecting then only marks
+	// the same results again and again as the heap grows (about 0.1 s of
+	// a small build's 1.7 s of user time). The heap it reaches is below
+	// the one rendering reaches with the collector on.
+	// A memory limit of 1 GiB plus three times data/'s size stops
+	// anything from growing unchecked meanwhile. The setting is the
+	// process's: no other work should run beside such a build.
+	PauseGCWhileLoading bool
 }
 
 // Report says what a build did.
@@ -233,7 +244,7 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		exe = "" // no program to identify: programKey keeps nothing
 	}
 	prog := programKey(opts, lib, exe)
-	inputs, err := fingerprint(opts, prog)
+	inputs, dataSize, err := fingerprint(opts, prog)
 	if err != nil {
 		return rep, err
 	}
@@ -252,7 +263,12 @@ func Build(ctx context.Context, opts Options) (Report, error) {
 		rep.Files = len(out.prev.files)
 		return rep, nil
 	}
+	resume := func() {}
+	if opts.PauseGCWhileLoading {
+		resume = pauseGC(1<<30 + 3*dataSize)
+	}
 	data, err := bench.Load(ctx, opts.dataDir())
+	resume()
 	if err != nil {
 		return rep, err
 	}
@@ -651,12 +667,27 @@ func fileHash(path string) (uint64, error) {
 	return d.Sum64(), nil
 }
 
+// pauseGC turns the garbage collector off, with a memory limit of limit
+// bytes (or the limit already set, when lower), until the returned
+// function restores both settings.
+func pauseGC(limit int64) (resume func()) {
+	prevLimit := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(limit, prevLimit))
+	prevPercent := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(prevPercent)
+		debug.SetMemoryLimit(prevLimit)
+	}
+}
+
 // fingerprint identifies every input of a build: the program's key and
 // each file under data/ by its path there, size and modification time.
-func fingerprint(opts Options, prog string) (string, error) {
+// It also returns the files' total size.
+func fingerprint(opts Options, prog string) (string, int64, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "program %s\n", prog)
 	root := opts.dataDir()
+	var size int64
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -671,10 +702,11 @@ func fingerprint(opts Options, prog string) (string, error) {
 		// By the path under data/: the same project given by another
 		// path is the same input.
 		fmt.Fprintf(h, "data %s %d %d\n", strings.TrimPrefix(path, root), fi.Size(), fi.ModTime().UnixNano())
+		size += fi.Size()
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("fingerprinting data: %w", err)
+		return "", 0, fmt.Errorf("fingerprinting data: %w", err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), size, nil
 }
