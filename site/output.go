@@ -743,7 +743,8 @@ func (o *output) linkSpare() {
 	// Two at once, creating folders and links being kernel work that the
 	// second CPU halves, but never in the same folder: creating an entry
 	// takes its folder's lock, and two threads adding page folders to one
-	// folder spent as much CPU spinning on that lock as creating them.
+	// folder spun on that lock (while folders were slow to create, as
+	// much CPU as creating them).
 	// One makes the folders, in order, and hands each folder's files to
 	// the other, which links them into it.
 	type group struct {
