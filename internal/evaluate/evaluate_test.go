@@ -337,3 +337,25 @@ func TestTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestSetUpFailureIsTheHarnesss: the set-up, the prediction's first apply
+// method and the level 1 tests run as one command; a set-up step that
+// fails (here the test patch, which does not reverse-apply) must still
+// stop it and be the harness's error, not pass for a set-up that went
+// well (sh ignores "set -e" inside a command left of "||").
+func TestSetUpFailureIsTheHarnesss(t *testing.T) {
+	ds := example(t)
+	eng, img := envImage(t)
+	id := "featbench__textkit.test_slug.25585a9f.lv1"
+	in := ds.Instance(id)
+	in.TestPatch = "diff --git a/tests/test_slug.py b/tests/test_slug.py\n--- a/tests/test_slug.py\n+++ b/tests/test_slug.py\n" +
+		"@@ -1,1 +1,2 @@\n this line is not in the file\n+nor is this one\n"
+	_, reps, _ := run(t, eng, img, ds, []string{id}, true, nil, testLimits)
+	r := reps[id]
+	if r == nil {
+		t.Fatal("no report")
+	}
+	if r.Error == "" || !strings.Contains(r.Error, "reaching the base") || r.Resolved {
+		t.Errorf("a set-up that failed: error %q, resolved %v; want the set-up's error", r.Error, r.Resolved)
+	}
+}

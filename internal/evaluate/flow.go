@@ -213,18 +213,14 @@ func (s *staged) stage(ctx context.Context) {
 		s.fail(ctx, err)
 		return
 	}
-	if err := f.setUp(ctx); err != nil {
-		s.fail(ctx, err)
-		return
-	}
-	applied, err := f.apply(ctx)
+	applied, err := f.setUpAndApply(ctx)
 	if err != nil {
 		// A lost container (a swarm node gone): the run retries it.
 		s.fail(ctx, err)
 		return
 	}
 	s.applied = applied
-	if s.applied && !f.agent {
+	if s.applied && !f.agent && !f.placed {
 		// Level 1: the guard and the test patch are the harness's own
 		// code too. Level 2's install runs the prediction's (its build),
 		// at its turn, before its tests (runFiles).
@@ -503,6 +499,13 @@ func (f *flow) execEnv(ctx context.Context, dir string, timeout time.Duration, e
 // setUp reaches the starting point the agent had, and commits it so the
 // apply chain can reset to it.
 func (f *flow) setUp(ctx context.Context) error {
+	what, script := f.setUpScript()
+	return f.step(ctx, what, repoDir, "sh", "-c", script)
+}
+
+// setUpScript is setUp's one command (run in the repository's folder),
+// and what it does, for an error.
+func (f *flow) setUpScript() (what, script string) {
 	in := f.t.Instance
 	if f.agent {
 		// From scratch: the tests run in the repository with the original
@@ -510,7 +513,7 @@ func (f *flow) setUp(ctx context.Context) error {
 		// neither it nor its history holds the feature; the agent's code
 		// goes in an empty folder of its own.
 		// One command: each exec costs tens of milliseconds.
-		script := ""
+		script = ""
 		if in.MaskPatch != "" {
 			script = "git apply -v " + maskFile + "\nrm -f " + maskFile + "\n"
 		}
@@ -519,10 +522,10 @@ func (f *flow) setUp(ctx context.Context) error {
 		}
 		script = "set -e\n" + script + sealScript(false) + scratchScript +
 			"mkdir -p " + agentDir + " && cd " + agentDir + " && git init -q && git commit -q --allow-empty -m start\n"
-		return f.step(ctx, "masking the original package, sealing the repository and making the agent's empty folder", repoDir, "sh", "-c", script)
+		return "masking the original package, sealing the repository and making the agent's empty folder", script
 	}
 	// One command, not one per step: each exec costs tens of milliseconds.
-	script := "set -e\n"
+	script = "set -e\n"
 	if f.ownImage {
 		script += restoreScript
 	}
@@ -547,7 +550,125 @@ func (f *flow) setUp(ctx context.Context) error {
 		}
 	}
 	script += sealScript(false) + scratchScript
-	return f.step(ctx, "reaching the base and committing it as the repository's only commit", repoDir, "sh", "-c", script)
+	return "reaching the base and committing it as the repository's only commit", script
+}
+
+// Exit statuses of setUpAndApply's command that no apply method exits
+// with: its set-up failed, or (level 1) putting the tests in place did.
+const (
+	setUpFailed = 97
+	testsFailed = 98
+)
+
+// setUpAndApply is setUp, then apply, then at level 1 addTests, with as
+// few execs as it can: each costs tens of milliseconds, and they were a
+// good part of grading's overhead over a bare run of the same tests. The
+// set-up, the apply chain's first method (which succeeds for nearly every
+// prediction) and the tests run as one command, each part's failure told
+// apart by its exit status; when the first method fails, the chain goes
+// on as apply does, one exec a method. None of it runs the prediction's
+// code: applying a diff runs nothing, and level 2's install waits for its
+// turn (runFiles).
+func (f *flow) setUpAndApply(ctx context.Context) (bool, error) {
+	what, script := f.setUpScript()
+	try, dir, verdict := f.firstTry()
+	if try == nil {
+		if !verdict || f.agent {
+			if err := f.step(ctx, what, repoDir, "sh", "-c", script); err != nil {
+				return false, err
+			}
+			return verdict, nil
+		}
+		// Nothing to apply (the empty baseline at level 1): the set-up
+		// and the tests, in one command all the same.
+		try = &patch.Command{Argv: []string{"true"}}
+	}
+	withTests := !f.agent && !try.LeavesRejects
+	// Each part in a subshell whose status is read on the next line, not
+	// left of "||": there sh would ignore the part's own "set -e".
+	cmd := "(\n" + script + ")\n[ $? = 0 ] || exit " + strconv.Itoa(setUpFailed) + "\ncd " + shSingleQuote(dir) + " || exit " + strconv.Itoa(setUpFailed) + "\n" +
+		shJoin(try.Argv) + "\nrc=$?\n"
+	reserved := "case $rc in " + strconv.Itoa(setUpFailed) + "|" + strconv.Itoa(testsFailed) + ") rc=1 ;; esac\n"
+	cmd += reserved
+	timeout := f.timeout(0)
+	if withTests {
+		cmd += "[ $rc = 0 ] || exit $rc\n(\n" + f.testsScript() + "\n)\n[ $? = 0 ] || exit " + strconv.Itoa(testsFailed) + "\nexit 0"
+		timeout += f.timeout(f.lim.TestFile) + killAfter
+	} else {
+		cmd += "exit $rc"
+	}
+	res, err := f.exec(ctx, repoDir, timeout, "sh", "-c", cmd)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	out := append(append([]byte{}, res.Stdout...), res.Stderr...)
+	switch {
+	case res.TimedOut:
+		return false, fmt.Errorf("%s: did not finish in %s", what, timeout)
+	case res.ExitCode == setUpFailed:
+		return false, fmt.Errorf("%s: exited %d: %s", what, res.ExitCode, lastLines(res.Stdout, res.Stderr, 10))
+	case res.ExitCode == testsFailed:
+		f.applied(try.Method)
+		f.placed = true
+		return false, f.testsPlaced(1, out)
+	case res.ExitCode == 0:
+		f.applied(try.Method)
+		if withTests {
+			f.placed = true
+		}
+		return true, nil
+	}
+	if try.Method == goldUnmasked {
+		return false, nil
+	}
+	return f.applyFrom(ctx, 1)
+}
+
+// goldUnmasked is firstTry's method for a masked instance's gold patch,
+// which is its mask undone: it has no chain after it.
+const goldUnmasked = "gold: the mask undone"
+
+// firstTry is the apply's first command and the folder it runs in, or,
+// when there is nothing to run, nil and the apply's verdict (an empty or
+// refused prediction).
+func (f *flow) firstTry() (*patch.Command, string, bool) {
+	rep, t := f.rep, f.t
+	dir := repoDir
+	if f.agent {
+		dir = agentDir
+	}
+	if t.Gold && f.masked && !f.agent {
+		return &patch.Command{Method: goldUnmasked, Argv: []string{"git", "apply", "-v", "-R", maskedGold}}, dir, false
+	}
+	raw := t.Prediction.Patch
+	if patch.Empty(raw) {
+		rep.PatchEmpty = true
+		rep.PatchApplied = !f.agent
+		return nil, dir, rep.PatchApplied
+	}
+	if err := patch.Check(raw, patch.Limits{}); err != nil {
+		rep.PatchRefused = err.Error()
+		fmt.Fprintf(f.log, "prediction refused: %v\n\n", err)
+		return nil, dir, false
+	}
+	c := patch.ApplyCommands(predFile)[0]
+	return &c, dir, false
+}
+
+// applied records that the prediction applied by method ("": there was
+// nothing to apply).
+func (f *flow) applied(method string) {
+	f.rep.PatchApplied = true
+	if method == "" {
+		return
+	}
+	if method == goldUnmasked {
+		f.rep.ApplyMethod = bench.ApplyMethods[0]
+		f.countFiles(patchOf([]byte(f.t.Instance.Patch)))
+		return
+	}
+	f.rep.ApplyMethod = method
+	f.countFiles(patchOf(f.t.Prediction.Patch))
 }
 
 // apply applies the prediction through the apply chain, resetting the tree
@@ -556,40 +677,36 @@ func (f *flow) setUp(ctx context.Context) error {
 // engine went away (container.ErrLost): that is returned, for the run to
 // evaluate the attempt again, and is not a verdict on the prediction.
 func (f *flow) apply(ctx context.Context) (bool, error) {
-	rep, t := f.rep, f.t
+	try, dir, verdict := f.firstTry()
+	if try == nil {
+		return verdict, nil
+	}
+	if try.Method == goldUnmasked {
+		res, err := f.exec(ctx, dir, 0, try.Argv...)
+		if lost(err) {
+			return false, fmt.Errorf("applying the gold patch: %w", err)
+		}
+		if err != nil || res.ExitCode != 0 {
+			return false, nil
+		}
+		f.applied(try.Method)
+		return true, nil
+	}
+	return f.applyFrom(ctx, 0)
+}
+
+// applyFrom runs the apply chain from its method from on (the methods
+// before it failed), and says whether one applied the prediction.
+func (f *flow) applyFrom(ctx context.Context, from int) (bool, error) {
 	dir := repoDir
 	if f.agent {
 		dir = agentDir
 	}
-	if t.Gold && f.masked && !f.agent {
-		// The gold solution of a masked instance is its mask undone.
-		res, err := f.exec(ctx, dir, 0, "git", "apply", "-v", "-R", maskedGold)
-		if lost(err) {
-			return false, fmt.Errorf("applying the gold patch: %w", err)
-		}
-		rep.PatchApplied = err == nil && res.ExitCode == 0
-		if rep.PatchApplied {
-			rep.ApplyMethod = bench.ApplyMethods[0]
-			f.countFiles(patchOf([]byte(t.Instance.Patch)))
-		}
-		return rep.PatchApplied, nil
-	}
-	raw := t.Prediction.Patch
-	if patch.Empty(raw) {
-		// Nothing to apply: the tests run on the base as it is, which is
-		// what an empty prediction means (the empty baseline). From
-		// scratch, nothing was built: nothing to test.
-		rep.PatchEmpty = true
-		rep.PatchApplied = !f.agent
-		return rep.PatchApplied, nil
-	}
-	if err := patch.Check(raw, patch.Limits{}); err != nil {
-		rep.PatchRefused = err.Error()
-		fmt.Fprintf(f.log, "prediction refused: %v\n\n", err)
-		return false, nil
-	}
-	parsed := patchOf(raw)
+	parsed := patchOf(f.t.Prediction.Patch)
 	for i, c := range patch.ApplyCommands(predFile) {
+		if i < from {
+			continue
+		}
 		if i > 0 {
 			// A failed try may leave part of its change behind.
 			if _, err := f.exec(ctx, dir, 0, patch.ResetCommand("")...); err != nil {
@@ -619,15 +736,11 @@ func (f *flow) apply(ctx context.Context) (bool, error) {
 				continue
 			}
 		}
-		rep.PatchApplied, rep.ApplyMethod = true, c.Method
-		break
+		f.applied(c.Method)
+		return true, nil
 	}
-	if !rep.PatchApplied {
-		fmt.Fprintf(f.log, "the prediction did not apply with any method\n\n")
-		return false, nil
-	}
-	f.countFiles(parsed)
-	return true, nil
+	fmt.Fprintf(f.log, "the prediction did not apply with any method\n\n")
+	return false, nil
 }
 
 // lost says whether err is the loss of the container or its engine.
