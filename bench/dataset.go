@@ -248,18 +248,85 @@ func (d *Dataset) DisplayName() string {
 	return t + " " + d.Version
 }
 
+// internScan is how many of an instance's tests the interner compares
+// before it hashes.
+const internScan = 16
+
 // interner shares the dataset's strings with decoded results: results
 // name the same instances and tests thousands of times.
-func (d *Dataset) interner() interner {
+//
+// A result's tests are looked for first among its instance's own (the
+// last instance_id read), from just after the last one found, a few
+// steps at most, then in the dataset's map: a million test ids hashed were
+// a fifth of loading a small build's results, and results list tests in
+// the instance's order. The bound keeps a result in another order, or an
+// instance with thousands of tests, from making loading quadratic.
+// Either way the string is the dataset's, equal to b.
+//
+// Likewise an instance id is compared first with the instance of order
+// (the split's instances) after the last one found: cmd/eval and
+// `eval submit` write results in the split's order, and hashing the ids
+// was a tenth of loading.
+func (d *Dataset) interner(order []*Instance) interner {
 	key := d.Key()
+	var cur *Instance
+	next := 0  // index into cur's tests, fail-to-pass then pass-to-pass
+	after := 0 // index into order after the last instance found there
 	return interner{
 		instance: func(b []byte) string {
-			if in := d.byID[string(b)]; in != nil {
-				return in.InstanceID
+			cur, next = nil, 0
+			for k := after; k < after+2 && k < len(order); k++ {
+				if order[k].InstanceID == string(b) {
+					cur, after = order[k], k+1
+					return cur.InstanceID
+				}
+			}
+			if cur = d.byID[string(b)]; cur != nil {
+				if cur.pos < len(order) && order[cur.pos] == cur {
+					after = cur.pos + 1 // order is the dataset's: back in step
+				}
+				return cur.InstanceID
 			}
 			return ""
 		},
-		test: func(b []byte) string { return d.testIDs[string(b)] },
+		// Loading checks every result against its instance: without
+		// this, it hashed each id a second time to find it.
+		found: func() *Instance { return cur },
+		nextTest: func() string {
+			if cur == nil || !cur.plainTests {
+				return ""
+			}
+			f, p := cur.FailToPass, cur.PassToPass
+			n := len(f) + len(p)
+			if n == 0 {
+				return ""
+			}
+			if i := next % n; i < len(f) {
+				return f[i]
+			} else {
+				return p[i-len(f)]
+			}
+		},
+		test: func(b []byte) string {
+			if cur != nil {
+				f, p := cur.FailToPass, cur.PassToPass
+				n := len(f) + len(p)
+				for step := 0; step < internScan && step < n; step++ {
+					i := (next + step) % n
+					t := ""
+					if i < len(f) {
+						t = f[i]
+					} else {
+						t = p[i-len(f)]
+					}
+					if t == string(b) {
+						next = i + 1
+						return t
+					}
+				}
+			}
+			return d.testIDs[string(b)]
+		},
 		dataset: func(b []byte) string {
 			if string(b) == key {
 				return key

@@ -38,6 +38,7 @@ func TestDecodeResultsAgreesWithLines(t *testing.T) {
 		`{"instance_id":"a","tokens_in":null,"tokens_out":-3,"cost":1.5e-3,"files_changed":-1,"dataset":"d/v1","f2p_passed":["t::\u0078"]}`+"\n",
 		`{"instance_id":"caf\u00e9 \"q\"","resolved":false,"patch_applied":false,"f2p_passed":null,"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":0,"failure_modes":["x"]}`+"\n",
 	)
+	scanned := 0
 	for i, in := range inputs {
 		fast, ok := decodeResults([]byte(in), testInterner)
 		if !ok {
@@ -51,6 +52,18 @@ func TestDecodeResultsAgreesWithLines(t *testing.T) {
 		if !reflect.DeepEqual(fast, slow) {
 			t.Errorf("input %d: fast and line decoders disagree:\nfast %+v\nline %+v", i, fast, slow)
 		}
+		// The scanner reads plain files (no escape, ASCII) or declines.
+		if got, ok := scanResults([]byte(in), testInterner); ok {
+			scanned++
+			if !reflect.DeepEqual(got, slow) {
+				t.Errorf("input %d: scanner and line decoder disagree:\nscan %+v\nline %+v", i, got, slow)
+			}
+		} else if !strings.Contains(in, `\u`) && !strings.Contains(in, `\"`) {
+			t.Errorf("input %d: the scanner declined a plain file:\n%.300s", i, in)
+		}
+	}
+	if scanned < len(files) {
+		t.Errorf("the scanner read %d of the %d inputs", scanned, len(inputs))
 	}
 }
 
@@ -82,6 +95,9 @@ func TestDecodeResultsDeclinesUnusual(t *testing.T) {
 	} {
 		if _, ok := decodeResults([]byte(in), testInterner); ok {
 			t.Errorf("%s: the fast path accepted %q", name, in)
+		}
+		if _, ok := scanResults([]byte(in), testInterner); ok {
+			t.Errorf("%s: the scanner accepted %q", name, in)
 		}
 	}
 }
@@ -219,5 +235,144 @@ func TestDecodedListsDoNotShareElements(t *testing.T) {
 	}
 	if *got[0].TokensIn != 1 || *got[1].TokensIn != 2 || *got[0].Cost != 0.5 || *got[1].Cost != 1.5 {
 		t.Errorf("numbers: tokens_in %d, %d; cost %v, %v", *got[0].TokensIn, *got[1].TokensIn, *got[0].Cost, *got[1].Cost)
+	}
+}
+
+// FuzzScanResults: whatever the scanner accepts, the line decoder reads
+// alike and without a problem, and so does the jsontext fast path when it
+// accepts it too; the scanner declines the rest.
+//
+//	go test ./bench -run '^$' -fuzz FuzzScanResults -fuzztime 60s
+func FuzzScanResults(f *testing.F) {
+	one := `{"instance_id":"a","resolved":false,"patch_applied":true,"f2p_passed":["t::x"],"f2p_failed":[],"p2p_passed":[],"p2p_failed":[],"files_changed":1,"tokens_in":12,"cost":0.5}`
+	for _, seed := range []string{
+		one + "\n",
+		one + "\r\n\n" + one,
+		`{ "instance_id" : "a" , "tokens_in" : null , "cost" : -1.5e-3 , "attempts_passed" : [ 1 , 0 ] , "flags" : [ "reads-git" ] }`,
+		`{"instance_id":"a","files_changed":01}`,
+		`{"instance_id":"a","cost":1e400}`,
+		`{"instance_id":"a","tokens_in":9223372036854775808}`,
+		`{"instance_id":"a","resolved":true,"resolved":false}`,
+		`{"instance_id":"a"} {"instance_id":"b"}`,
+		"{\"instance_id\":\"a\x7f\"}",
+		`{"instance_id":"a","turns":-0,"duration":0.0,"measured":true,"audit":[],"apply_method":"git"}`,
+		`{}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		scanAgreesWithDataset(t, raw)
+		got, ok := scanResults(raw, testInterner)
+		if !ok {
+			return
+		}
+		slow, ps := decodeResultLines("x.jsonl", raw, nil)
+		if len(ps) > 0 {
+			t.Fatalf("the scanner accepted what the line decoder refuses (%v):\n%q", ps, raw)
+		}
+		if (len(got) > 0 || len(slow) > 0) && !reflect.DeepEqual(got, slow) {
+			t.Fatalf("scanner and line decoder disagree on %q:\nscan %+v\nline %+v", raw, got, slow)
+		}
+		if fast, ok := decodeResults(raw, testInterner); ok && !reflect.DeepEqual(got, fast) {
+			t.Fatalf("scanner and jsontext path disagree on %q:\nscan %+v\nfast %+v", raw, got, fast)
+		}
+	})
+}
+
+// scanAgreesWithDataset: the scanner reads raw alike with a dataset's
+// interner, which takes an instance's next test without scanning when
+// the line holds it, and with testInterner, which never does: the same
+// results (but for the instance each one is checked against) or the same
+// refusal.
+func scanAgreesWithDataset(t *testing.T, raw []byte) {
+	t.Helper()
+	want, wok := scanResults(raw, testInterner)
+	got, gok := scanResults(raw, fuzzDataset.interner(fuzzDataset.Instances))
+	for i := range got {
+		got[i].inst = nil
+	}
+	if gok != wok || gok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("the scanner reads %q otherwise with a dataset's interner:\ndataset (%t) %+v\nplain (%t) %+v", raw, gok, got, wok, want)
+	}
+}
+
+// fuzzDataset has the instances the seeds name: "a" with plain tests, "b"
+// with one that a results file must escape, so it takes no short cut.
+var fuzzDataset = func() *Dataset {
+	d := &Dataset{byID: map[string]*Instance{}, testIDs: map[string]string{}}
+	for k, in := range []*Instance{
+		{InstanceID: "a", FailToPass: []string{"t::x", "t::y"}, PassToPass: []string{"t::z"}},
+		{InstanceID: "b", FailToPass: []string{"t::\\n"}, PassToPass: []string{`t::q"r`}},
+	} {
+		in.pos = k
+		in.plainTests = plainStrings(in.FailToPass) && plainStrings(in.PassToPass)
+		d.Instances = append(d.Instances, in)
+		d.byID[in.InstanceID] = in
+	}
+	return d
+}()
+
+// The seeds the dataset's interner takes short cuts on, and lines where a
+// short cut must not be taken.
+func TestScanAgreesWithDatasetInterner(t *testing.T) {
+	if !fuzzDataset.Instances[0].plainTests || fuzzDataset.Instances[1].plainTests {
+		t.Fatal("the instances' plainTests are not what the test needs")
+	}
+	for _, line := range []string{
+		`{"instance_id":"a","f2p_passed":["t::x","t::y"],"p2p_failed":["t::z"]}`,
+		`{"instance_id":"a","f2p_passed":[ "t::y" , "t::x" ],"p2p_passed":["t::z","t::z"]}`,
+		`{"instance_id":"a","f2p_passed":["t::xy","t::"],"p2p_passed":["t::z\u0041"]}`,
+		`{"instance_id":"a","f2p_passed":["t::x\"","t::y]}`,
+		`{"instance_id":"a","f2p_passed":["t::x`,
+		`{"instance_id":"b","f2p_passed":["t::\n"]}`,
+		`{"instance_id":"b","p2p_passed":["t::q\"r"]}`,
+		`{"instance_id":"b","f2p_passed":["t::\\n"]}`,
+		`{"instance_id":"c","f2p_passed":["t::x","t::y"]}`,
+		"{\"instance_id\":\"a\",\"f2p_passed\":[\"t::x\x7f\"]}",
+	} {
+		scanAgreesWithDataset(t, []byte(line+"\n"))
+	}
+}
+
+// plain8, the scanner's eight-bytes-at-a-time test, must agree with the
+// byte table: every byte value at every place of a word of plain bytes,
+// and words of two odd bytes (a borrow from one byte must not hide
+// another).
+func TestPlain8AgreesWithTheByteTable(t *testing.T) {
+	word := func(b [8]byte) uint64 {
+		var x uint64
+		for i := 7; i >= 0; i-- {
+			x = x<<8 | uint64(b[i])
+		}
+		return x
+	}
+	want := func(b [8]byte) bool {
+		for _, c := range b {
+			if !strPlain[c] {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(b [8]byte) {
+		if got := plain8(word(b)); got != want(b) {
+			t.Fatalf("plain8(%q) = %t, the table says %t", b[:], got, !got)
+		}
+	}
+	base := [8]byte{'t', 'e', 's', 't', 's', '/', 'a', '_'}
+	check(base)
+	for pos := range 8 {
+		for c := range 256 {
+			b := base
+			b[pos] = byte(c)
+			check(b)
+			for pos2 := range 8 {
+				for _, c2 := range []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '\\', 0x7e, 0x7f, 0x80, 0xff} {
+					b2 := b
+					b2[pos2] = c2
+					check(b2)
+				}
+			}
+		}
 	}
 }

@@ -73,6 +73,9 @@ type Instance struct {
 	// testIndex maps a test id to its place: FAIL_TO_PASS first, then
 	// PASS_TO_PASS. Loading builds it to check results quickly.
 	testIndex map[string]int
+	// plainTests says that every test id is plain (strPlain bytes only),
+	// so that a results file spells each one as it is between quotes.
+	plainTests bool
 	// pos is the instance's place in its Dataset.Instances.
 	pos int
 	// raw is the instance's line in instances.jsonl, as published.

@@ -746,6 +746,7 @@ func checkInstance(path string, in *Instance, repos map[string]bool, ps Problems
 			}
 			in.testIndex[id] = i
 		}
+		in.plainTests = plainStrings(in.FailToPass) && plainStrings(in.PassToPass)
 	}
 	if len(in.CreatedAt) <= maxCreatedAt {
 		if _, err := in.Created(); err != nil {

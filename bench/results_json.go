@@ -28,6 +28,12 @@ var errDecline = errors.New("not on the fast path")
 // instead of allocating them.
 type interner struct {
 	instance, test, dataset func([]byte) string
+	// found is the instance whose id the last call of instance
+	// returned, nil when it returned "" (or for no dataset).
+	found func() *Instance
+	// nextTest is the test the next call of test would compare first,
+	// when the instance's tests are plain; "" for none.
+	nextTest func() string
 }
 
 // decodeResults decodes a whole results file; false when it declines. raw

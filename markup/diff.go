@@ -243,6 +243,11 @@ func gitHeaderPath(text string) string {
 // "diff --git" when it has neither (a binary file, a rename).
 func DiffFiles(patch string) []string {
 	_, files := parseDiff(patch, false)
+	return filePaths(files)
+}
+
+// filePaths are DiffFiles' list of the file sections.
+func filePaths(files []*diffFile) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -263,7 +268,13 @@ func DiffFiles(patch string) []string {
 // and a patch's words at most highlightTokens; beyond, lines are only
 // marked.
 func (m *Renderer) Diff(src string) string {
-	lines, files := parseDiff(src, true)
+	html, _ := m.DiffAndFiles(src)
+	return html
+}
+
+// DiffAndFiles is Diff and DiffFiles from one reading of the diff.
+func (m *Renderer) DiffAndFiles(src string) (html string, files []string) {
+	lines, sections := parseDiff(src, true)
 	var b strings.Builder
 	if m.hl != nil {
 		b.Grow(3*len(src) + len(src)/4) // about what highlighted code takes
@@ -273,7 +284,7 @@ func (m *Renderer) Diff(src string) string {
 	b.WriteString(`<pre class="chroma"><code>`)
 	budget := newHighlightBudget()
 	at := 0 // the next line to write
-	for _, f := range files {
+	for _, f := range sections {
 		var lexer chroma.Lexer
 		if m.hl != nil {
 			lexer = m.hl.lexers.forFile(f.path())
@@ -296,7 +307,7 @@ func (m *Renderer) Diff(src string) string {
 		writeDiffLine(&b, lines[at], nil)
 	}
 	b.WriteString("</code></pre>")
-	return b.String()
+	return b.String(), filePaths(sections)
 }
 
 // writeDiffLine writes a line in its kind's class, its code (after the

@@ -193,8 +193,8 @@ func lineClasses(out string) []string {
 	return classes
 }
 
-// Whatever the patch, Diff and DiffFiles do not panic, and Diff's output
-// is well-formed and says the patch.
+// Whatever the patch, Diff and DiffFiles do not panic, Diff's output is
+// well-formed and says the patch, and DiffAndFiles gives both of them.
 func FuzzDiff(f *testing.F) {
 	for _, s := range []string{
 		"", "--- ", "+++ ", "--- \n+++ \n", "-- \n", "@@ -1 +1 @@\n-- \n", "@@\n",
@@ -206,8 +206,12 @@ func FuzzDiff(f *testing.F) {
 	}
 	m := New()
 	f.Fuzz(func(t *testing.T, patch string) {
-		DiffFiles(patch)
-		checkDiffHTML(t, "input", patch, m.Diff(patch))
+		files := DiffFiles(patch)
+		html := m.Diff(patch)
+		checkDiffHTML(t, "input", patch, html)
+		if h, f := m.DiffAndFiles(patch); h != html || !slices.Equal(f, files) {
+			t.Errorf("DiffAndFiles(%q) = %q, %q; Diff and DiffFiles give %q, %q", patch, h, f, html, files)
+		}
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -266,7 +267,15 @@ type lexerIndex struct {
 	// Primary and alias file-name patterns: exact names, "*.ext" by
 	// extension, and the few others matched one by one.
 	files, aliasFiles lexerPatterns
+	// byFile remembers forFile's answers (chroma.Lexer, or nil) by
+	// base name, up to maxByFile of them: a build looks up the files of
+	// thousands of patches, mostly the same few names, and matching the
+	// other patterns one by one was 7% of rendering a patch.
+	byFile     *sync.Map
+	byFileSize *atomic.Int64
 }
+
+const maxByFile = 1 << 14
 
 type lexerPatterns struct {
 	exact, ext map[string][]chroma.Lexer
@@ -280,7 +289,7 @@ type lexerGlob struct {
 }
 
 func newLexerIndex() lexerIndex {
-	x := lexerIndex{names: map[string]chroma.Lexer{}}
+	x := lexerIndex{names: map[string]chroma.Lexer{}, byFile: &sync.Map{}, byFileSize: &atomic.Int64{}}
 	x.files.init()
 	x.aliasFiles.init()
 	all := lexers.GlobalLexerRegistry.Lexers
@@ -386,10 +395,20 @@ func (x *lexerIndex) forFile(path string) chroma.Lexer {
 	if base == "" || len(base) > maxLanguage {
 		return nil
 	}
-	if l := x.files.match(base); l != nil {
+	if l, ok := x.byFile.Load(base); ok {
+		l, _ := l.(chroma.Lexer)
 		return l
 	}
-	return x.aliasFiles.match(base)
+	l := x.files.match(base)
+	if l == nil {
+		l = x.aliasFiles.match(base)
+	}
+	if x.byFileSize.Load() < maxByFile {
+		if _, loaded := x.byFile.LoadOrStore(base, l); !loaded {
+			x.byFileSize.Add(1)
+		}
+	}
+	return l
 }
 
 // codeBlocks highlights fenced code blocks with chroma's tokens, written

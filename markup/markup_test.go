@@ -155,6 +155,31 @@ func TestLexerForLanguage(t *testing.T) {
 	if most := 2 * (len(x.files.other) + len(x.aliasFiles.other)); globs > most {
 		t.Errorf("looking up a name at the length limit matched %d patterns, want at most %d", globs, most)
 	}
+	// A file name looked up again is remembered, lexer or none: the same
+	// answer, without matching a pattern; past maxByFile names, still the
+	// same answer.
+	paths := []string{"a/b.py", "Makefile", "setup.cfg", "a/b.unknownext", "noext", "SConstruct", "x/CMakeLists.txt"}
+	for _, path := range paths {
+		x.forFile(path)
+	}
+	globs = 0
+	for _, path := range paths {
+		if got, want := x.forFile(path), lexers.Match(path); got != want {
+			t.Errorf("file %q again: got %v, want chroma's %v", path, lexerName(got), lexerName(want))
+		}
+	}
+	if globs != 0 {
+		t.Errorf("file names looked up again matched %d patterns, want none", globs)
+	}
+	x.byFileSize.Store(maxByFile)
+	for _, path := range []string{"y/SConstruct", "new.unknownext"} {
+		if got, want := x.forFile(path), lexers.Match(path); got != want {
+			t.Errorf("file %q beyond the remembered: got %v, want chroma's %v", path, lexerName(got), lexerName(want))
+		}
+	}
+	if _, ok := x.byFile.Load("new.unknownext"); ok {
+		t.Errorf("a name beyond maxByFile was remembered")
+	}
 }
 
 func lexerName(l chroma.Lexer) string {

@@ -37,7 +37,34 @@ type pyFast struct {
 	// builtins and magic names; and magic function names after "def".
 	// nil when chroma's rules did not have the expected shape: the
 	// scanner then declines everything.
-	keywords, expr, funcs map[string]*pyWordRes
+	keywords, expr, funcs pyWords
+}
+
+// pyWords is a word table with a filter in front: by first byte, the
+// lengths of its words (63 for 63 or more). Most words of code are in no
+// table, and the filter turns most of them away without hashing them:
+// the tables' look-ups were a seventh of highlighting a patch.
+type pyWords struct {
+	m    map[string]*pyWordRes
+	lens [256]uint64
+}
+
+func newPyWords(m map[string]*pyWordRes) pyWords {
+	t := pyWords{m: m}
+	for w := range m {
+		if w != "" {
+			t.lens[w[0]] |= 1 << min(len(w), 63)
+		}
+	}
+	return t
+}
+
+// get returns the word's resolution, or nil when it is in no rule.
+func (t *pyWords) get(w string) *pyWordRes {
+	if w != "" && t.lens[w[0]]&(1<<min(len(w), 63)) == 0 {
+		return nil
+	}
+	return t.m[w]
 }
 
 // pyWordRes is how a word resolves in one rule list, before (index 0) and
@@ -87,20 +114,21 @@ func (p *pyFast) readRules(lexer chroma.Lexer) error {
 			operatorWords = append(operatorWords, r)
 		}
 	}
-	lists := func(states ...any) (map[string]*pyWordRes, error) {
+	lists := func(states ...any) (pyWords, error) {
 		var all []chroma.Rule
 		for _, s := range states {
 			switch s := s.(type) {
 			case string:
 				if len(rules[s]) == 0 {
-					return nil, fmt.Errorf("no state %q", s)
+					return pyWords{}, fmt.Errorf("no state %q", s)
 				}
 				all = append(all, rules[s]...)
 			case []chroma.Rule:
 				all = append(all, s...)
 			}
 		}
-		return wordTable(all)
+		m, err := wordTable(all)
+		return newPyWords(m), err
 	}
 	if len(operatorWords) != 1 {
 		return errors.New("no operator word rule")
@@ -116,8 +144,8 @@ func (p *pyFast) readRules(lexer chroma.Lexer) error {
 	}
 	// Words the scanner's own rules take before these lists would.
 	for _, w := range []string{"def", "class", "from", "import", "r", "u", "b", "f", "rb", "br", "rf", "fr"} {
-		if p.keywords[w] != nil || p.expr[strings.ToLower(w)] != nil || p.expr[strings.ToUpper(w)] != nil {
-			p.keywords, p.expr, p.funcs = nil, nil, nil
+		if p.keywords.get(w) != nil || p.expr.get(strings.ToLower(w)) != nil || p.expr.get(strings.ToUpper(w)) != nil {
+			p.keywords, p.expr, p.funcs = pyWords{}, pyWords{}, pyWords{}
 			return fmt.Errorf("%q is in a word list", w)
 		}
 	}
@@ -238,7 +266,7 @@ func (p *pyFast) tokens(src string) (toks []chroma.Token, ok bool) {
 // reports whether it could: when it returns false, sink has had some of
 // them.
 func (p *pyFast) lex(src string, sink func(chroma.TokenType, string)) bool {
-	if p.keywords == nil || src == "" || strings.IndexByte(src, '\r') >= 0 ||
+	if p.keywords.m == nil || src == "" || strings.IndexByte(src, '\r') >= 0 ||
 		strings.Contains(src, "{,2}") || !utf8.ValidString(src) {
 		return false
 	}
@@ -403,7 +431,7 @@ func (l *pyLexer) root() error {
 			return err
 		}
 		w := src[i:e]
-		if done, err := l.listed(l.p.keywords, w, i, e); done || err != nil {
+		if done, err := l.listed(&l.p.keywords, w, i, e); done || err != nil {
 			return err
 		}
 		var next pyState
@@ -449,8 +477,8 @@ func (l *pyLexer) root() error {
 
 // listed matches the word src[i:e] against a word table: a phrase
 // starting with it, else the word alone. It reports whether it matched.
-func (l *pyLexer) listed(table map[string]*pyWordRes, w string, i, e int) (bool, error) {
-	res := table[w]
+func (l *pyLexer) listed(table *pyWords, w string, i, e int) (bool, error) {
+	res := table.get(w)
 	if res == nil {
 		return false, nil
 	}
@@ -503,7 +531,7 @@ func (l *pyLexer) exprWord(i, e int) error {
 			return nil
 		}
 	}
-	if done, err := l.listed(l.p.expr, src[i:e], i, e); done || err != nil {
+	if done, err := l.listed(&l.p.expr, src[i:e], i, e); done || err != nil {
 		return err
 	}
 	l.emit(chroma.Name, e)
@@ -1065,7 +1093,7 @@ func (l *pyLexer) funcName() error {
 	if err != nil {
 		return err
 	}
-	if done, err := l.listed(l.p.funcs, l.src[i:e], i, e); done || err != nil {
+	if done, err := l.listed(&l.p.funcs, l.src[i:e], i, e); done || err != nil {
 		return err
 	}
 	l.emit(chroma.NameFunction, e)

@@ -434,3 +434,32 @@ func TestSyntheticStatementsSameAsChroma(t *testing.T) {
 	}
 	t.Logf("%d statements, %d Python blocks (%d bytes): the same tokens and HTML as chroma's", n, blocks, bytes_)
 }
+
+// The word tables' filter turns away only words the table does not have:
+// every word of each table, and words near them (a byte more or less, the
+// case changed, a length of 63 and more), resolve as the map says.
+func TestPyWordsFilterAgreesWithTheMap(t *testing.T) {
+	p := newPyFast(lexers.Get("python"))
+	if p.keywords.m == nil {
+		t.Fatal("chroma's Python rules did not load")
+	}
+	for name, table := range map[string]*pyWords{"keywords": &p.keywords, "expr": &p.expr, "funcs": &p.funcs} {
+		var words []string
+		for w := range table.m {
+			words = append(words, w, w+"x", w[:len(w)-1], strings.ToUpper(w), "_"+w, w+strings.Repeat("y", 70))
+		}
+		words = append(words, "", "a", strings.Repeat("z", 63), strings.Repeat("z", 64), strings.Repeat("z", 200))
+		for _, w := range words {
+			if got, want := table.get(w), table.m[w]; got != want {
+				t.Errorf("%s: get(%q) = %v, the map has %v", name, w, got, want)
+			}
+		}
+	}
+	long := newPyWords(map[string]*pyWordRes{strings.Repeat("q", 80): {}})
+	for _, n := range []int{63, 64, 79, 80, 81, 200} {
+		w := strings.Repeat("q", n)
+		if got, want := long.get(w), long.m[w]; got != want {
+			t.Errorf("a table of one 80-byte word: get of %d bytes = %v, the map has %v", n, got, want)
+		}
+	}
+}

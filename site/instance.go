@@ -14,7 +14,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/featbench/featbench/bench"
-	"github.com/featbench/featbench/markup"
 	"github.com/featbench/featbench/templates"
 )
 
@@ -41,13 +40,14 @@ func (b *builder) instancePage(ds *bench.Dataset, in *bench.Instance) (uint64, f
 		if p.Statement, err = b.mk.Markdown(in.ProblemStatement); err != nil {
 			return nil, nil, fmt.Errorf("instance %s: %w", in.InstanceID, err)
 		}
+		// The files too: one reading of each patch.
 		if in.Patch != "" {
-			p.Patch = b.mk.Diff(in.Patch)
+			p.Patch, p.PatchFiles = b.mk.DiffAndFiles(in.Patch)
 		}
 		if in.TestPatch != "" {
-			p.TestPatch = b.mk.Diff(in.TestPatch)
+			p.TestPatch, p.TestFiles = b.mk.DiffAndFiles(in.TestPatch)
 		}
-		return templates.InstancePageView(p), nil, nil
+		return afterRender(templates.InstancePageView(p), func() { b.rows.systems.put(p.Systems) }), nil, nil
 	}, nil
 }
 
@@ -68,6 +68,13 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 	if r := ds.Repository(in.Repo); r != nil && r.URL != "" {
 		p.RepoURL = r.URL
 	}
+	n := 0
+	for _, bd := range b.m.boards {
+		if bd.ds == ds && bd.has(in) {
+			n += len(bd.entries)
+		}
+	}
+	p.Systems = b.rows.systems.get(n)
 	for _, bd := range b.m.boards {
 		if bd.ds != ds || !bd.has(in) {
 			continue
@@ -101,10 +108,10 @@ func (b *builder) instanceShared(ds *bench.Dataset, in *bench.Instance) *templat
 
 // instanceOwn fills in the part of an instance page's view that comes
 // from the instance alone (and instanceShared's part), but for the HTML
-// of its statement and patches.
+// of its statement and patches and the files they touch.
 func (b *builder) instanceOwn(p *templates.InstancePage, in *bench.Instance) {
 	p.ID, p.Repo, p.Level, p.BaseCommit, p.ImageName, p.Created = in.InstanceID, in.Repo, in.Level, in.BaseCommit, in.ImageName, in.CreatedAt
-	p.PatchFiles, p.TestFiles = markup.DiffFiles(in.Patch), markup.DiffFiles(in.TestPatch)
+	p.PatchFiles, p.TestFiles = nil, nil // from the patches' rendering
 	p.FailToPass, p.PassToPass, p.TopObjects = in.FailToPass, in.PassToPass, in.TopObjects
 	p.Stats = []templates.Stat{
 		{Label: "Lines", Value: intCell(in.Lines)}, {Label: "Files", Value: intCell(in.Files)},

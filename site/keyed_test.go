@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
@@ -252,4 +253,47 @@ func TestRebuildFromAnotherPath(t *testing.T) {
 	if rep := build(t, rel); rep.Kept == 0 {
 		t.Errorf("after one result changed, by a relative path: %+v, want unchanged pages kept", rep)
 	}
+}
+
+// PauseGCWhileLoading changes nothing a build writes, and gives the
+// process its collector settings back, whether the build succeeds or
+// its data is refused.
+func TestPauseGCWhileLoadingRestoresTheSettings(t *testing.T) {
+	const percent, limit = 137, 3 << 30
+	prevPercent, prevLimit := debug.SetGCPercent(percent), debug.SetMemoryLimit(limit)
+	t.Cleanup(func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) })
+	check := func(when string) {
+		t.Helper()
+		p, l := debug.SetGCPercent(percent), debug.SetMemoryLimit(-1)
+		if p != percent || l != limit {
+			t.Fatalf("%s: GC percent %d and memory limit %d, want %d and %d as before the build", when, p, l, percent, limit)
+		}
+	}
+	plain := keyedProject(t)
+	build(t, plain)
+	paused := keyedProject(t)
+	paused.PauseGCWhileLoading = true
+	build(t, paused)
+	check("after a build")
+	a, b := siteFiles(t, plain.Root+"/public"), siteFiles(t, paused.Root+"/public")
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d files built without the pause, %d with it", len(a), len(b))
+	}
+	for rel, raw := range a {
+		if !bytes.Equal(raw, b[rel]) {
+			t.Errorf("%s differs with the pause", rel)
+		}
+	}
+	// Refused data: the build fails after loading.
+	results, err := filepath.Glob(filepath.Join(paused.Root, "data", "submissions", "*", "*", "*", "*", "results.jsonl"))
+	if err != nil || len(results) == 0 {
+		t.Fatalf("no results.jsonl to break (%v)", err)
+	}
+	if err := os.WriteFile(results[0], []byte("{not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := site.Build(context.Background(), paused); err == nil {
+		t.Fatal("a build of a broken results.jsonl succeeded")
+	}
+	check("after a refused build")
 }

@@ -20,7 +20,13 @@ import (
 // one submission changed, the other systems' pages are often the same.
 func (b *builder) systemPage(ds *bench.Dataset, entries []*entry) (uint64, func() (templ.Component, []byte, error), error) {
 	s := b.systemView(ds, entries)
-	render := func() (templ.Component, []byte, error) { return templates.SystemPageView(s), nil, nil }
+	render := func() (templ.Component, []byte, error) {
+		return afterRender(templates.SystemPageView(s), func() {
+			for _, t := range s.Outcomes {
+				b.rows.outcomes.put(t.Rows)
+			}
+		}), nil, nil
+	}
 	key, err := viewKey(b.key, s)
 	if err != nil {
 		key = 0 // no key: rendered every time
@@ -159,7 +165,7 @@ func (b *builder) outcomes(ds *bench.Dataset, s *bench.Submission) templates.Out
 	t := templates.OutcomeTable{Split: s.Split}
 	ins := ds.SplitInstances(s.Split)
 	leads := b.outcomeLeads(ds, s.Split)
-	t.Rows = make([]templates.Outcome, 0, len(ins))
+	t.Rows = b.rows.outcomes.get(len(ins))
 	for i, in := range ins {
 		o := templates.Outcome{Lead: leads[i]}
 		if r := s.ResultOf(in); r == nil {

@@ -3,6 +3,7 @@ package site
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +127,90 @@ func TestProgramKey(t *testing.T) {
 		change(&o, &l)
 		if programKey(o, l, v1) == base {
 			t.Errorf("%s: the program's key did not change", name)
+		}
+	}
+}
+
+// TestViewKeyRowFields: the rows hashed field by field (viewHasher.rows)
+// change the key with every field, nested ones included: a field added
+// to a row and left out of rows fails here.
+func TestViewKeyRowFields(t *testing.T) {
+	page := &templates.InstancePage{Systems: []templates.InstanceSystem{{}}}
+	table := &templates.OutcomeTable{Rows: []templates.Outcome{{}}}
+	for _, c := range []struct {
+		rows any
+		row  reflect.Value
+	}{
+		{page, reflect.ValueOf(page.Systems)},
+		{table, reflect.ValueOf(table.Rows)},
+	} {
+		rows, row := c.rows, c.row
+		el := row.Index(0)
+		for _, path := range fieldPaths(el.Type(), nil) {
+			before := reflect.New(el.Type()).Elem()
+			before.Set(el)
+			// The slices on the way hold one zero element before the key
+			// is taken: only the field itself changes after.
+			setPath(el, path, false)
+			base, err := viewKey("prog", rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			setPath(el, path, true)
+			if k, err := viewKey("prog", rows); err != nil || k == base {
+				t.Errorf("%s: setting %v does not change the key (%v)", el.Type(), path, err)
+			}
+			el.Set(before)
+		}
+	}
+}
+
+// fieldPaths are the paths to every field of a struct type, through
+// slices of structs (element 0).
+func fieldPaths(typ reflect.Type, prefix []int) [][]int {
+	var out [][]int
+	for i := range typ.NumField() {
+		p := append(append([]int(nil), prefix...), i)
+		f := typ.Field(i).Type
+		if f.Kind() == reflect.Slice && f.Elem().Kind() == reflect.Struct {
+			out = append(out, p) // the slice itself: one element
+			for _, q := range fieldPaths(f.Elem(), nil) {
+				out = append(out, append(append(append([]int(nil), p...), -1), q...))
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// setPath gives the field at path a value other than its zero value when
+// set is true (-1 steps into element 0 of a slice, made if need be); with
+// set false it only makes the slices on the way.
+func setPath(v reflect.Value, path []int, set bool) {
+	for i, step := range path {
+		if step == -1 {
+			if v.Len() == 0 {
+				v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+			}
+			v = v.Index(0)
+			continue
+		}
+		v = v.Field(step)
+		if i < len(path)-1 || !set {
+			continue
+		}
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int:
+			v.SetInt(7)
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		default:
+			panic("setPath: a field of kind " + v.Kind().String())
 		}
 	}
 }

@@ -130,6 +130,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	// One build, then the process ends: nothing else runs beside it.
+	opts.PauseGCWhileLoading = true
 	rep, err := site.Build(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "build:", err)
