@@ -584,13 +584,7 @@ func (o *output) copySource(rel string, open func() (*os.File, int64, error), ke
 	if err == nil && n != size {
 		err = fmt.Errorf("%s changed while the site was built (%d bytes, then %d): build again", in.Name(), size, n)
 	}
-	var fi fs.FileInfo
-	if err == nil {
-		fi, err = f.Stat()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	fi, err := statAndClose(f, err)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -851,4 +845,18 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("creating folder for %s: %w", path, err)
 	}
 	return atomicfile.Write(path, data)
+}
+
+// statAndClose stats f, unless err is already set, then closes it, and
+// returns the first error. Stat before close: closing changes no time,
+// and an open file saves a path lookup.
+func statAndClose(f *os.File, err error) (fs.FileInfo, error) {
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return fi, err
 }

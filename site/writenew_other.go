@@ -4,7 +4,6 @@ package site
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 )
 
@@ -15,16 +14,7 @@ func writeNew(path string, data content) (fileRec, error) {
 	if err != nil {
 		return fileRec{}, fmt.Errorf("writing %s: %w", path, err)
 	}
-	err = data.writeTo(f)
-	var fi fs.FileInfo
-	if err == nil {
-		// Stat before close: closing changes no time, and an open file
-		// saves a path lookup.
-		fi, err = f.Stat()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	fi, err := statAndClose(f, data.writeTo(f))
 	if err != nil {
 		return fileRec{}, fmt.Errorf("writing %s: %w", path, err)
 	}
