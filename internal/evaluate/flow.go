@@ -588,8 +588,7 @@ func (f *flow) setUpAndApply(ctx context.Context) (bool, error) {
 	// left of "||": there sh would ignore the part's own "set -e".
 	cmd := "(\n" + script + ")\n[ $? = 0 ] || exit " + strconv.Itoa(setUpFailed) + "\ncd " + shSingleQuote(dir) + " || exit " + strconv.Itoa(setUpFailed) + "\n" +
 		shJoin(try.Argv) + "\nrc=$?\n"
-	reserved := "case $rc in " + strconv.Itoa(setUpFailed) + "|" + strconv.Itoa(testsFailed) + ") rc=1 ;; esac\n"
-	cmd += reserved
+	cmd += "case $rc in " + strconv.Itoa(setUpFailed) + "|" + strconv.Itoa(testsFailed) + ") rc=1 ;; esac\n"
 	timeout := f.timeout(0)
 	if withTests {
 		cmd += "[ $rc = 0 ] || exit $rc\n(\n" + f.testsScript() + "\n)\n[ $? = 0 ] || exit " + strconv.Itoa(testsFailed) + "\nexit 0"
@@ -601,7 +600,6 @@ func (f *flow) setUpAndApply(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", what, err)
 	}
-	out := append(append([]byte{}, res.Stdout...), res.Stderr...)
 	switch {
 	case res.TimedOut:
 		return false, fmt.Errorf("%s: did not finish in %s", what, timeout)
@@ -610,7 +608,7 @@ func (f *flow) setUpAndApply(ctx context.Context) (bool, error) {
 	case res.ExitCode == testsFailed:
 		f.applied(try.Method)
 		f.placed = true
-		return false, f.testsPlaced(1, out)
+		return false, f.testsPlaced(1, append(append([]byte{}, res.Stdout...), res.Stderr...))
 	case res.ExitCode == 0:
 		f.applied(try.Method)
 		if withTests {
@@ -632,16 +630,15 @@ const goldUnmasked = "gold: the mask undone"
 // when there is nothing to run, nil and the apply's verdict (an empty or
 // refused prediction).
 func (f *flow) firstTry() (*patch.Command, string, bool) {
-	rep, t := f.rep, f.t
-	dir := repoDir
-	if f.agent {
-		dir = agentDir
-	}
+	rep, t, dir := f.rep, f.t, f.applyDir()
 	if t.Gold && f.masked && !f.agent {
 		return &patch.Command{Method: goldUnmasked, Argv: []string{"git", "apply", "-v", "-R", maskedGold}}, dir, false
 	}
 	raw := t.Prediction.Patch
 	if patch.Empty(raw) {
+		// Nothing to apply: the tests run on the base as it is, which is
+		// what an empty prediction means (the empty baseline). From
+		// scratch, nothing was built: nothing to test.
 		rep.PatchEmpty = true
 		rep.PatchApplied = !f.agent
 		return nil, dir, rep.PatchApplied
@@ -653,6 +650,15 @@ func (f *flow) firstTry() (*patch.Command, string, bool) {
 	}
 	c := patch.ApplyCommands(predFile)[0]
 	return &c, dir, false
+}
+
+// applyDir is the folder the prediction applies in: the repository, or
+// at level 2 the agent's own folder.
+func (f *flow) applyDir() string {
+	if f.agent {
+		return agentDir
+	}
+	return repoDir
 }
 
 // applied records that the prediction applied by method ("": there was
@@ -698,11 +704,7 @@ func (f *flow) apply(ctx context.Context) (bool, error) {
 // applyFrom runs the apply chain from its method from on (the methods
 // before it failed), and says whether one applied the prediction.
 func (f *flow) applyFrom(ctx context.Context, from int) (bool, error) {
-	dir := repoDir
-	if f.agent {
-		dir = agentDir
-	}
-	parsed := patchOf(f.t.Prediction.Patch)
+	dir := f.applyDir()
 	for i, c := range patch.ApplyCommands(predFile) {
 		if i < from {
 			continue
@@ -732,7 +734,7 @@ func (f *flow) applyFrom(ctx context.Context, from int) (bool, error) {
 			if lost(err) {
 				return false, fmt.Errorf("looking for rejected hunks: %w", err)
 			}
-			if err != nil || len(patch.Leftovers(ls.Stdout, parsed)) > 0 {
+			if err != nil || len(patch.Leftovers(ls.Stdout, patchOf(f.t.Prediction.Patch))) > 0 {
 				continue
 			}
 		}
