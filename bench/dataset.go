@@ -296,30 +296,18 @@ func (d *Dataset) interner(order []*Instance) interner {
 			if cur == nil || !cur.plainTests {
 				return ""
 			}
-			f, p := cur.FailToPass, cur.PassToPass
-			n := len(f) + len(p)
+			n := len(cur.FailToPass) + len(cur.PassToPass)
 			if n == 0 {
 				return ""
 			}
-			if i := next % n; i < len(f) {
-				return f[i]
-			} else {
-				return p[i-len(f)]
-			}
+			return cur.testAt(next % n)
 		},
 		test: func(b []byte) string {
 			if cur != nil {
-				f, p := cur.FailToPass, cur.PassToPass
-				n := len(f) + len(p)
+				n := len(cur.FailToPass) + len(cur.PassToPass)
 				for step := 0; step < internScan && step < n; step++ {
 					i := (next + step) % n
-					t := ""
-					if i < len(f) {
-						t = f[i]
-					} else {
-						t = p[i-len(f)]
-					}
-					if t == string(b) {
+					if t := cur.testAt(i); t == string(b) {
 						next = i + 1
 						return t
 					}

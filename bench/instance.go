@@ -286,3 +286,12 @@ func (in *Instance) Created() (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date (want RFC 3339, e.g. 2025-06-01T12:00:00Z)", in.CreatedAt)
 }
+
+// testAt is in's i-th test, counting its fail-to-pass tests, then its
+// pass-to-pass ones (the order of testIndex).
+func (in *Instance) testAt(i int) string {
+	if i < len(in.FailToPass) {
+		return in.FailToPass[i]
+	}
+	return in.PassToPass[i-len(in.FailToPass)]
+}
